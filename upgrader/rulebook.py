@@ -1,0 +1,279 @@
+"""Load and validate the rule database (``rules/*.toml``).
+
+The rule files are data shipped inside the wheel at ``upgrader/rules``; in a source
+checkout they live in ``rules/`` at the project root. Every consumer (rewriter, lint,
+``explain``, docs, compat, proof harness) goes through :func:`load`.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.8-3.10 only
+    try:
+        import tomli as tomllib  # type: ignore
+    except ImportError:  # pragma: no cover
+        tomllib = None  # type: ignore
+
+MISSING = object()  # a parameter without a default
+
+KINDS = {"function", "class", "constant", "module"}
+SAFETIES = {"safe", "unsafe", "manual"}
+MODES = {"any", "static", "dygraph"}
+ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
+            "act", "wrap", "unless", "default"}
+ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
+              "args", "extra", "wrap", "rename_only", "structural", "example",
+              "doc_example", "numeric_tolerance", "why", "returns"}
+
+
+class RuleError(ValueError):
+    """An invalid rule entry; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any = MISSING  # source text of the default, or MISSING
+    kind: str = "positional"  # positional | var_positional | keyword_only | var_keyword
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING
+
+
+@dataclass
+class ArgSpec:
+    rename: Optional[str] = None
+    drop: bool = False
+    drop_if_default: bool = False
+    manual_if_set: Optional[str] = None
+    transform: Optional[str] = None
+    values: Optional[Dict[str, str]] = None
+    act: bool = False
+    wrap: Optional[str] = None
+    unless: Optional[str] = None
+    default: Optional[str] = None
+
+
+@dataclass
+class Entry:
+    name: str
+    file: str
+    kind: str = "function"
+    signature: Optional[str] = None
+    params: Optional[List[Param]] = None
+    target: str = ""
+    safety: str = "safe"
+    mode: str = "any"
+    code: str = "PU101"
+    note: str = ""
+    why: str = ""
+    aliases: List[str] = field(default_factory=list)
+    args: Dict[str, ArgSpec] = field(default_factory=dict)
+    extra: Dict[str, str] = field(default_factory=dict)
+    wrap: Optional[str] = None
+    rename_only: bool = False
+    structural: Optional[str] = None
+    example: Optional[Dict[str, Any]] = None
+    doc_example: Optional[Dict[str, str]] = None
+    numeric_tolerance: Optional[Dict[str, Any]] = None
+    returns: Optional[str] = None
+
+    @property
+    def short(self) -> str:
+        """``fluid.layers.fc`` for ``paddle.fluid.layers.fc``."""
+        return self.name[len("paddle."):] if self.name.startswith("paddle.fluid") else self.name
+
+    @property
+    def automatic(self) -> bool:
+        return self.safety in ("safe", "unsafe") and bool(self.target)
+
+    def param(self, name: str) -> Optional[Param]:
+        for p in self.params or ():
+            if p.name == name:
+                return p
+        return None
+
+
+def parse_signature(sig: str) -> List[Param]:
+    """Parse ``"(a, b=1, *args, c=None, **kw)"`` into Params (defaults kept as source)."""
+    tree = ast.parse(f"def _f{sig}: pass")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    out: List[Param] = []
+    positional = list(getattr(a, "posonlyargs", [])) + list(a.args)
+    defaults = [MISSING] * (len(positional) - len(a.defaults)) + [
+        ast.unparse(d) for d in a.defaults]
+    for arg, d in zip(positional, defaults):
+        out.append(Param(arg.arg, d))
+    if a.vararg:
+        out.append(Param(a.vararg.arg, MISSING, "var_positional"))
+    for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+        out.append(Param(arg.arg, MISSING if d is None else ast.unparse(d), "keyword_only"))
+    if a.kwarg:
+        out.append(Param(a.kwarg.arg, MISSING, "var_keyword"))
+    return out
+
+
+def rules_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    installed = here / "rules"
+    if installed.is_dir() and any(installed.glob("*.toml")):
+        return installed
+    return here.parent / "rules"
+
+
+def _err(file: str, name: str, msg: str) -> RuleError:
+    return RuleError(f"{file}: [{name}]: {msg}")
+
+
+def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
+    if isinstance(raw, str):
+        return ArgSpec(rename=raw)
+    if not isinstance(raw, dict):
+        raise _err(file, name, f"args.{pname} must be a string or a table")
+    unknown = set(raw) - ARG_KEYS
+    if unknown:
+        raise _err(file, name, f"args.{pname}: unknown key(s) {sorted(unknown)}")
+    spec = ArgSpec(**raw)
+    if spec.wrap is not None and "{call}" not in spec.wrap:
+        raise _err(file, name, f"args.{pname}.wrap must contain {{call}}")
+    return spec
+
+
+def _entry(file: str, name: str, raw: Dict[str, Any]) -> Entry:
+    if not name.startswith("paddle."):
+        raise _err(file, name, "entry key must be a dotted name starting with 'paddle.'")
+    unknown = set(raw) - ENTRY_KEYS
+    if unknown:
+        raise _err(file, name, f"unknown key(s) {sorted(unknown)}")
+    e = Entry(name=name, file=file)
+    for key in ("kind", "signature", "target", "safety", "mode", "note", "why", "wrap",
+                "rename_only", "structural", "example", "doc_example",
+                "numeric_tolerance", "returns"):
+        if key in raw:
+            setattr(e, key, raw[key])
+    e.aliases = list(raw.get("aliases", []))
+    e.extra = dict(raw.get("extra", {}))
+    if e.kind not in KINDS:
+        raise _err(file, name, f"kind must be one of {sorted(KINDS)}, not {e.kind!r}")
+    if e.safety not in SAFETIES:
+        raise _err(file, name, f"safety must be one of {sorted(SAFETIES)}, not {e.safety!r}")
+    if e.mode not in MODES:
+        raise _err(file, name, f"mode must be one of {sorted(MODES)}, not {e.mode!r}")
+    e.code = raw.get("code", "PU102" if e.safety == "manual" else "PU101")
+    if not (isinstance(e.code, str) and len(e.code) == 5 and e.code.startswith("PU")
+            and e.code[2:].isdigit()):
+        raise _err(file, name, f"code must look like PU123, not {e.code!r}")
+    if e.safety != "manual" and not e.target:
+        raise _err(file, name, "an automatic (safe/unsafe) entry needs a target")
+    if e.safety == "manual" and not e.note:
+        raise _err(file, name, "a manual entry needs a note saying how to migrate")
+    if e.signature is not None:
+        try:
+            e.params = parse_signature(e.signature)
+        except SyntaxError as exc:
+            raise _err(file, name, f"bad signature {e.signature!r}: {exc.msg}") from None
+    args = raw.get("args", {})
+    if not isinstance(args, dict):
+        raise _err(file, name, "args must be a table")
+    for pname, spec in args.items():
+        if e.params is not None and e.param(pname) is None:
+            raise _err(file, name, f"args.{pname}: not a parameter of the legacy signature {e.signature}")
+        e.args[pname] = _arg_spec(file, name, pname, spec)
+    if e.args and e.params is None:
+        raise _err(file, name, "args need a legacy signature")
+    return e
+
+
+@dataclass
+class RuleBook:
+    entries: Dict[str, Entry]
+    by_alias: Dict[str, Entry]
+    digest: str
+
+    def lookup(self, dotted: str) -> Optional[Entry]:
+        return self.entries.get(dotted) or self.by_alias.get(dotted)
+
+    def __iter__(self):
+        return iter(self.entries.values())
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def search(self, query: str) -> List[Entry]:
+        q = query.lower()
+        return [e for e in self.entries.values()
+                if q in e.name.lower() or q in e.target.lower() or q == e.code.lower()
+                or any(q in a.lower() for a in e.aliases) or q in e.note.lower()]
+
+    @property
+    def modules(self) -> set:
+        """Every dotted prefix of a legacy name: these are modules, not findings."""
+        out = set()
+        for n in list(self.entries) + list(self.by_alias):
+            parts = n.split(".")
+            for i in range(2, len(parts)):
+                out.add(".".join(parts[:i]))
+        return out
+
+
+def load_files(paths: List[Path]) -> RuleBook:
+    if tomllib is None:  # pragma: no cover
+        raise RuleError("reading the rule database needs Python 3.11+ or the 'tomli' package")
+    entries: Dict[str, Entry] = {}
+    by_alias: Dict[str, Entry] = {}
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        data = path.read_bytes()
+        h.update(path.name.encode() + b"\0" + data)
+        try:
+            doc = tomllib.loads(data.decode("utf-8"))
+        except Exception as exc:
+            raise RuleError(f"{path.name}: not valid TOML: {exc}") from None
+        for name, raw in doc.items():
+            if not isinstance(raw, dict):
+                raise _err(path.name, name, "entry must be a table")
+            if name in entries:
+                raise _err(path.name, name, f"defined twice (also in {entries[name].file})")
+            e = _entry(path.name, name, raw)
+            entries[name] = e
+    for e in entries.values():
+        for a in e.aliases:
+            if a in entries or a in by_alias:
+                raise _err(e.file, e.name, f"alias {a} is already an entry or alias")
+            by_alias[a] = e
+    return RuleBook(entries, by_alias, h.hexdigest()[:16])
+
+
+@lru_cache(maxsize=None)
+def load(directory: Optional[str] = None) -> RuleBook:
+    d = Path(directory) if directory else rules_dir()
+    return load_files(list(d.glob("*.toml")))
+
+
+@lru_cache(maxsize=1)
+def target_api() -> Dict[str, Any]:
+    """The snapshot of the target Paddle API (``rules/paddle_api.json``), or {}."""
+    p = rules_dir() / "paddle_api.json"
+    if not p.exists():
+        return {}
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def target_params(target: str) -> Optional[List[Tuple[str, str]]]:
+    """``[(name, kind), ...]`` of a target callable from the snapshot, if known."""
+    info = target_api().get("apis", {}).get(target)
+    if not info or info.get("params") is None:
+        return None
+    return [(p["name"], p["kind"]) for p in info["params"]]
