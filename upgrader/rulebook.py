@@ -277,3 +277,28 @@ def target_params(target: str) -> Optional[List[Tuple[str, str]]]:
     if not info or info.get("params") is None:
         return None
     return [(p["name"], p["kind"]) for p in info["params"]]
+
+
+# ``act='<name>'`` in 1.8 appends the activation op with its 1.8 default attributes; the
+# modern call that reproduces it. Shared by the rewriter (args.py) and compat.
+ACT_TARGETS: Dict[str, str] = {
+    "relu": "paddle.nn.functional.relu({call})",
+    "sigmoid": "paddle.nn.functional.sigmoid({call})",
+    "tanh": "paddle.tanh({call})",
+    "softmax": "paddle.nn.functional.softmax({call})",
+    "relu6": "paddle.nn.functional.relu6({call})",
+    "leaky_relu": "paddle.nn.functional.leaky_relu({call}, negative_slope=0.02)",
+    "elu": "paddle.nn.functional.elu({call})",
+    "gelu": "paddle.nn.functional.gelu({call})",
+    "softplus": "paddle.nn.functional.softplus({call})",
+    "softsign": "paddle.nn.functional.softsign({call})",
+    "swish": "paddle.nn.functional.swish({call})",
+    "hard_sigmoid": "paddle.nn.functional.hardsigmoid({call}, slope=0.2, offset=0.5)",
+    "hard_swish": "paddle.nn.functional.hardswish({call})",
+    "logsigmoid": "paddle.nn.functional.log_sigmoid({call})",
+    "exp": "paddle.exp({call})",
+    "square": "paddle.square({call})",
+    "sqrt": "paddle.sqrt({call})",
+    "abs": "paddle.abs({call})",
+    "log": "paddle.log({call})",
+}

@@ -1,0 +1,23 @@
+"""Structural rules: one module per change, its docstring the rule's documentation
+(What it does / Why is this bad? / Example / Fix safety).
+
+A module that rewrites calls of entries marked ``structural = "<name>"`` defines
+``STRUCTURAL = "<name>"`` and ``rewrite_call(upgrader, original, updated, entry)``; it is
+registered here on import, so there is no hand-written list to forget.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Callable, Dict
+
+CALL_FIXERS: Dict[str, Callable] = {}
+MODULES = {}
+
+for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
+    _mod = importlib.import_module(f"{__name__}.{_info.name}")
+    MODULES[_info.name] = _mod
+    for _name in getattr(_mod, "STRUCTURAL", ()):
+        CALL_FIXERS[_name] = _mod.rewrite_call
+
+from upgrader.fixers import dygraph_guard, imports, layer_act, static_mode  # noqa: E402,F401

@@ -1,0 +1,247 @@
+"""Call-argument mapping: bind a call by the exact 1.8 signature, then apply a rule's
+argument specs (rename / drop / transform / values / act / wrap / defaults / extra).
+
+Everything here works on libcst nodes and returns either a new call expression or a
+``Manual`` explaining why the call cannot be rewritten automatically.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from upgrader.rulebook import ACT_TARGETS, Entry, target_params
+
+
+@dataclass
+class Manual:
+    reason: str
+
+
+@dataclass
+class Bound:
+    """Arguments of a call bound to legacy parameter names (in legacy order)."""
+    values: Dict[str, cst.Arg]
+    positional: List[str]  # parameter names that were passed positionally, in order
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def literal(src: str):
+    """The Python value of a literal source text, or a sentinel when not a literal."""
+    try:
+        return ("ok", ast.literal_eval(src.strip()))
+    except Exception:
+        return ("expr", src.strip())
+
+
+def same_value(a: str, b: str) -> bool:
+    la, lb = literal(a), literal(b)
+    if la[0] == "ok" and lb[0] == "ok":
+        va, vb = la[1], lb[1]
+        return type(va) is type(vb) and va == vb or (
+            isinstance(va, (int, float)) and isinstance(vb, (int, float))
+            and not isinstance(va, bool) and not isinstance(vb, bool) and va == vb)
+    return la[1] == lb[1]
+
+
+def bind(entry: Entry, call: cst.Call) -> Union[Bound, Manual]:
+    params = entry.params or []
+    positional_params = [p for p in params if p.kind == "positional"]
+    var_pos = next((p for p in params if p.kind == "var_positional"), None)
+    var_kw = next((p for p in params if p.kind == "var_keyword"), None)
+    names = {p.name for p in params if p.kind in ("positional", "keyword_only")}
+    values: Dict[str, cst.Arg] = {}
+    positional: List[str] = []
+    i = 0
+    for arg in call.args:
+        if arg.star:
+            return Manual(f"called with {arg.star}-unpacking; arguments cannot be matched "
+                          "to the 1.8 signature statically")
+        if arg.keyword is None:
+            if i >= len(positional_params):
+                if var_pos is not None:
+                    return Manual("variadic positional arguments are not mapped automatically")
+                return Manual(f"too many positional arguments for the 1.8 signature {entry.signature}")
+            pname = positional_params[i].name
+            values[pname] = arg
+            positional.append(pname)
+            i += 1
+        else:
+            k = arg.keyword.value
+            if k not in names:
+                if var_kw is not None:
+                    return Manual(f"keyword {k!r} goes to **{var_kw.name}; not mapped automatically")
+                return Manual(f"unexpected keyword {k!r} for the 1.8 signature {entry.signature}")
+            if k in values:
+                return Manual(f"argument {k!r} given twice")
+            values[k] = arg
+    for p in params:
+        if p.kind in ("positional", "keyword_only") and not p.has_default and p.name not in values:
+            return Manual(f"required argument {p.name!r} missing")
+    return Bound(values, positional)
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, subs: Dict[str, cst.BaseExpression]):
+        self.subs = subs
+
+    def leave_Name(self, original, updated):
+        return self.subs.get(updated.value, updated)
+
+
+def fill(template: str, subs: Dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """Parse a template with ``{call}``/``{}``/``{name}`` holes, keeping the nodes given."""
+    text = template
+    mapping: Dict[str, cst.BaseExpression] = {}
+    for key, node in subs.items():
+        ph = f"__pu_{key or 'value'}__"
+        text = text.replace("{" + key + "}", ph)
+        mapping[ph] = node
+    expr = cst.parse_expression(text)
+    if isinstance(expr, cst.BaseExpression):
+        expr = expr.visit(_Substitute(mapping))
+    # parenthesize substituted compound expressions where needed
+    return expr  # type: ignore[return-value]
+
+
+def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer,
+                         cst.Float, cst.SimpleString, cst.List, cst.Tuple, cst.Dict)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def act_wrapper(act_src: str) -> Union[str, Manual, None]:
+    """Template wrapping a call for ``act=...``; None when act is None."""
+    kind, val = literal(act_src)
+    if kind != "ok":
+        return Manual(f"act={act_src} is not a literal; apply the activation explicitly")
+    if val is None:
+        return None
+    if not isinstance(val, str) or val not in ACT_TARGETS:
+        return Manual(f"act={act_src!r} has no known modern activation; apply it explicitly")
+    return ACT_TARGETS[val]
+
+
+def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
+             ) -> Union[Tuple[cst.BaseExpression, List[str]], Manual]:
+    """Rewrite ``call`` by the entry. Returns (new expression, notes) or Manual."""
+    bound = bind(entry, call)
+    if isinstance(bound, Manual):
+        return bound
+    params = entry.params or []
+    order = {p.name: i for i, p in enumerate(params)}
+    out: List[Tuple[str, cst.BaseExpression, Optional[cst.Arg]]] = []  # (new kw, value, original arg)
+    wraps: List[Tuple[str, Dict[str, cst.BaseExpression]]] = []
+    notes: List[str] = []
+    passed = sorted(bound.values, key=lambda n: order[n])
+    for pname in passed:
+        arg = bound.values[pname]
+        value = arg.value
+        src = code_of(value)
+        spec = entry.args.get(pname)
+        newname = pname
+        if spec is not None:
+            param = entry.param(pname)
+            default = param.default if param and param.has_default else None
+            if spec.manual_if_set:
+                if default is not None and same_value(src, default):
+                    continue
+                return Manual(f"{pname}={src}: {spec.manual_if_set}")
+            if spec.drop:
+                continue
+            if spec.drop_if_default:
+                if default is not None and same_value(src, default):
+                    continue
+                return Manual(f"{pname}={src} differs from the 1.8 default {default}; "
+                              f"the modern API has no '{pname}'")
+            if spec.act:
+                w = act_wrapper(src)
+                if isinstance(w, Manual):
+                    return w
+                if w is not None:
+                    wraps.append((w, {}))
+                continue
+            if spec.wrap:
+                if spec.unless is not None and same_value(src, spec.unless):
+                    continue
+                wraps.append((spec.wrap, {"": _paren(value)}))
+                continue
+            if spec.values is not None:
+                kind, val = literal(src)
+                if kind != "ok":
+                    return Manual(f"{pname}={src} is not a literal; map its value by hand "
+                                  f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
+                for k, v in spec.values.items():
+                    if same_value(k, src):
+                        value = cst.parse_expression(v)
+                        break
+            if spec.transform:
+                value = fill(spec.transform, {"": _paren(value)})
+            newname = spec.rename or pname
+        out.append((newname, value, arg))
+    for pname, spec in entry.args.items():
+        if pname not in bound.values and spec.default is not None:
+            out.append((spec.rename or pname, cst.parse_expression(spec.default), None))
+    for k, v in entry.extra.items():
+        out.append((k, cst.parse_expression(v), None))
+    args = _emit_args(entry, bound, out, call)
+    if isinstance(args, Manual):
+        return args
+    new: cst.BaseExpression = call.with_changes(func=target, args=args)
+    for template, subs in wraps:
+        new = fill(template, {"call": new, **subs})
+    if entry.wrap:
+        new = fill(entry.wrap, {"call": new})
+    return new, notes
+
+
+def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call):
+    tparams = target_params(entry.target)
+    positional_ok: List[str] = []
+    if tparams is not None:
+        tpos = [n for n, k in tparams if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        tnames = {n for n, _ in tparams}
+        has_kwargs = any(k == "VAR_KEYWORD" for _, k in tparams)
+        for kw, _, _ in out:
+            if kw not in tnames and not has_kwargs:
+                return Manual(f"the target {entry.target} has no parameter {kw!r}")
+        # keep a leading run of positional arguments positional where the slot matches
+        for idx, (kw, _, orig) in enumerate(out):
+            if orig is None or orig.keyword is not None:
+                break
+            if idx < len(tpos) and tpos[idx] == kw:
+                positional_ok.append(kw)
+            else:
+                break
+    seen = set()
+    args: List[cst.Arg] = []
+    for kw, value, orig in out:
+        if kw in seen:
+            return Manual(f"two legacy arguments map to {kw!r}")
+        seen.add(kw)
+        if kw in positional_ok:
+            a = orig.with_changes(value=value) if orig is not None else cst.Arg(value=value)
+        else:
+            base = orig if orig is not None else cst.Arg(value=value)
+            a = base.with_changes(
+                value=value, keyword=cst.Name(kw),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))
+        args.append(a)
+    # commas: keep each original separator; the last keeps the call's trailing style
+    last_comma = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
+    fixed: List[cst.Arg] = []
+    for i, a in enumerate(args):
+        if i == len(args) - 1:
+            fixed.append(a.with_changes(comma=last_comma))
+        elif a.comma is cst.MaybeSentinel.DEFAULT or (i < len(call.args) - 1 and False):
+            fixed.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+        else:
+            fixed.append(a)
+    return fixed

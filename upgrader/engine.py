@@ -1,0 +1,422 @@
+"""The rewrite engine, string in / string out.
+
+Pipeline: parse → resolve legacy names by meaning (names.py) → for each legacy call bind
+the arguments by the 1.8 signature and map them by the rule (args.py) or hand the call to
+a structural fixer (fixers/) → structural statement rules (``dygraph.guard`` blocks) →
+static-mode insertion → imports scheduled and cleaned once at the end.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from upgrader import fixers
+from upgrader.args import Manual, code_of, map_call
+from upgrader.names import (ImportMap, ScopeTracker, collect_imports, dotted_of,
+                            is_legacy)
+from upgrader.rulebook import Entry, RuleBook, load
+
+TODO_PREFIX = "# TODO(paddle-upgrade): "
+
+RULE_NAMES = {
+    "PU001": "unknown-legacy-api",
+    "PU002": "legacy-import",
+    "PU003": "star-import",
+    "PU101": "legacy-api",
+    "PU102": "no-modern-equivalent",
+    "PU103": "changed-semantics",
+    "PU104": "optimizer",
+    "PU105": "save-load",
+    "PU106": "data-pipeline",
+    "PU201": "dygraph-guard-block",
+    "PU202": "static-mode",
+    "PU203": "layer-act",
+    "PU301": "device-place",
+    "PU302": "device-query",
+}
+
+
+class ParseError(Exception):
+    def __init__(self, message: str, line: int = 1, column: int = 0):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass
+class Finding:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    rule: str
+    message: str
+    legacy: str
+    replacement: str
+    fix: str  # safe | unsafe | manual
+    path: Optional[str] = None
+    applied: bool = field(default=False, compare=False)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("applied")
+        return d
+
+
+@dataclass
+class Result:
+    code: str
+    findings: List[Finding]
+    changed: bool
+
+
+@dataclass
+class Options:
+    fix: bool = True
+    unsafe_fixes: bool = False
+    select: Optional[Sequence[str]] = None
+    ignore: Optional[Sequence[str]] = None
+
+    def enabled(self, code: str) -> bool:
+        if self.select and not any(code.startswith(s) for s in self.select):
+            return False
+        if self.ignore and any(code.startswith(s) for s in self.ignore):
+            return False
+        return True
+
+
+_MARKER = re.compile(r"fluid")
+
+
+def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
+                   select: Optional[Sequence[str]] = None,
+                   ignore: Optional[Sequence[str]] = None,
+                   rules: Optional[RuleBook] = None) -> Result:
+    """Upgrade one module's source. ``fix=False`` only reports (code unchanged)."""
+    if not _MARKER.search(code):
+        return Result(code, [], False)
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError as exc:
+        raise ParseError(exc.message, exc.raw_line, exc.raw_column) from None
+    except Exception as exc:  # libcst raises a few other errors on odd input
+        raise ParseError(str(exc)) from None
+    opts = Options(fix, unsafe_fixes, select, ignore)
+    book = rules or load()
+    imports = collect_imports(module)
+    if not imports.all_bindings:
+        return Result(code, [], False)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    up = Upgrader(book, imports, opts, wrapper.module)
+    new_module = wrapper.visit(up)
+    new_module = finish_module(new_module, up)
+    findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
+    if not fix:
+        return Result(code, findings, False)
+    new_code = new_module.code
+    return Result(new_code, findings, new_code != code)
+
+
+class Upgrader(cst.CSTTransformer):
+    """Rewrites legacy references; collects findings and the facts the final pass needs."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, rules: RuleBook, imports: ImportMap, opts: Options, module: cst.Module):
+        super().__init__()
+        self.rules = rules
+        self.imports = imports
+        self.opts = opts
+        self.module = module
+        self.scope = ScopeTracker()
+        self.findings: List[Finding] = []
+        self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
+        self.skip_nodes: Set[int] = set()  # Names that are not references
+        self.ref_decisions: Dict[int, cst.BaseExpression] = {}
+        self.todo_stack: List[List[str]] = []
+        self.needed_imports: Set[str] = set()
+        self.class_stack: List[Dict[str, str]] = []  # attr -> act template
+        self.guard_depth = 0
+        self.guard_items: Set[int] = set()
+        self.import_pos: Dict[int, Tuple[int, int, int, int]] = {}
+        self.layer_act_calls: Dict[int, str] = {}  # id(call) -> act template
+        self.facts = fixers.static_mode.Facts()
+        fixers.static_mode.survey(self, module)
+
+    # ----------------------------------------------------------------- resolution
+    def resolve_dotted(self, node: cst.BaseExpression) -> Optional[str]:
+        d = dotted_of(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        if self.scope.shadowed(head):
+            return None
+        base = self.imports.resolve_name(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def entry_for(self, dotted: Optional[str]) -> Optional[Entry]:
+        return self.rules.lookup(dotted) if dotted else None
+
+    def pos(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
+        try:
+            r = self.get_metadata(PositionProvider, node)
+            return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
+        except KeyError:
+            return 0, 0, 0, 0
+
+    # ----------------------------------------------------------------- findings
+    def report(self, node: cst.CSTNode, code: str, message: str, legacy: str,
+               replacement: str, fix: str, applied: bool = False) -> None:
+        self.report_at(self.pos(node), code, message, legacy, replacement, fix, applied)
+
+    def report_at(self, pos, code: str, message: str, legacy: str,
+                  replacement: str, fix: str, applied: bool = False) -> None:
+        if not self.opts.enabled(code):
+            return
+        line, col, eline, ecol = pos
+        self.findings.append(Finding(line, col, eline, ecol, code, RULE_NAMES.get(code, "legacy-api"),
+                                     message, legacy, replacement, fix, applied=applied))
+        if fix == "manual" or (fix == "unsafe" and not applied):
+            if self.todo_stack:
+                self.todo_stack[-1].append(f"{code} {message}")
+
+    def report_entry(self, node, entry: Entry, applied: bool, manual: Optional[str] = None):
+        short = entry.short
+        if manual is not None:
+            msg = f"`{short}`: {manual}"
+            if entry.target:
+                msg += f" (modern API: `{entry.target}`)"
+            self.report(node, entry.code, msg, entry.name, entry.target, "manual")
+            return
+        if entry.safety == "manual":
+            self.report(node, entry.code, f"`{short}` has no automatic rewrite: {entry.note}",
+                        entry.name, entry.target, "manual")
+            return
+        msg = f"`{short}` → `{entry.target}`"
+        if entry.safety == "unsafe":
+            msg += f" (unsafe: {entry.note})" if entry.note else " (unsafe)"
+            if not applied:
+                msg += "; apply with --unsafe-fixes"
+        self.report(node, entry.code, msg, entry.name, entry.target, entry.safety, applied)
+
+    def can_apply(self, entry: Entry) -> bool:
+        if not self.opts.enabled(entry.code):
+            return False
+        if entry.safety == "safe":
+            return True
+        return entry.safety == "unsafe" and self.opts.unsafe_fixes
+
+    # ----------------------------------------------------------------- statements
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.todo_stack.append([])
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            todos = self.todo_stack.pop()
+            if todos and self.opts.fix:
+                result = attach_todos(result, todos)
+        return result
+
+    def visit_Import(self, node) -> bool:
+        self.import_pos[id(node)] = self.pos(node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.import_pos[id(node)] = self.pos(node)
+        if node in self.imports.star_imports:
+            self.report(node, "PU003", "star import from a legacy module: names cannot be "
+                        "resolved; import the module and use qualified names", "paddle.fluid", "",
+                        "manual")
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.skip_nodes.add(id(node.name))
+        self.scope.push(node)
+        return True
+
+    def leave_FunctionDef(self, original, updated):
+        self.scope.pop()
+        return updated
+
+    def visit_Lambda(self, node) -> bool:
+        self.scope.push(node)
+        return True
+
+    def leave_Lambda(self, original, updated):
+        self.scope.pop()
+        return updated
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        self.skip_nodes.add(id(node.name))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.skip_nodes.add(id(node.keyword))
+        return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.skip_nodes.add(id(node.name))
+        self.class_stack.append(fixers.layer_act.survey_class(self, node))
+        return True
+
+    def leave_ClassDef(self, original, updated):
+        self.class_stack.pop()
+        return updated
+
+    def visit_With(self, node: cst.With) -> bool:
+        if fixers.dygraph_guard.is_guard(self, node):
+            self.guard_depth += 1
+        return True
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        if fixers.dygraph_guard.is_guard(self, original):
+            self.guard_depth -= 1
+            return fixers.dygraph_guard.rewrite(self, original, updated)
+        return updated
+
+    # ----------------------------------------------------------------- calls
+    def visit_Call(self, node: cst.Call) -> bool:
+        entry = self.entry_for(self.resolve_dotted(node.func))
+        if entry is not None:
+            self.handled_calls[id(node.func)] = entry
+        return True
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        entry = self.handled_calls.get(id(original.func))
+        if entry is None:
+            return fixers.layer_act.wrap_self_call(self, original, updated)
+        if entry.structural:
+            fixer = fixers.CALL_FIXERS.get(entry.structural)
+            if fixer is not None:
+                return fixer(self, original, updated, entry)
+            self.report_entry(original, entry, False,
+                              manual=f"needs the structural rewrite '{entry.structural}': {entry.note}")
+            return updated
+        return self.apply_entry(original, updated, entry)
+
+    def apply_entry(self, original: cst.Call, updated: cst.Call, entry: Entry,
+                    entry_override: Optional[Entry] = None) -> cst.BaseExpression:
+        if entry.mode == "static":
+            self.facts.static_refs += 1
+        if entry.safety == "manual" or not entry.target:
+            self.report_entry(original, entry, False)
+            return updated
+        if not self.can_apply(entry):
+            self.report_entry(original, entry, False)
+            return updated
+        use = entry_override or entry
+        target = cst.parse_expression(entry.target)
+        if use.params is None:
+            if use.args or use.extra:
+                self.report_entry(original, entry, False, manual="rule has no legacy signature")
+                return updated
+            self.report_entry(original, entry, True)
+            return updated.with_changes(func=target)
+        mapped = map_call(use, updated, target)
+        if isinstance(mapped, Manual):
+            self.report_entry(original, entry, False, manual=mapped.reason)
+            return updated
+        self.report_entry(original, entry, True)
+        return mapped[0]
+
+    # ----------------------------------------------------------------- references
+    def _reference(self, node: cst.BaseExpression) -> bool:
+        """Handle a Name/Attribute chain used as a value (not called)."""
+        if id(node) in self.handled_calls:
+            return False  # the call rewrites it
+        dotted = self.resolve_dotted(node)
+        if dotted is None:
+            return True
+        entry = self.entry_for(dotted)
+        if entry is not None:
+            if entry.mode == "static":
+                self.facts.static_refs += 1
+            simple = not (entry.args or entry.extra or entry.wrap or entry.structural) or \
+                entry.rename_only or entry.kind in ("class", "constant", "module")
+            if entry.safety != "manual" and entry.target and simple:
+                if self.can_apply(entry):
+                    self.ref_decisions[id(node)] = cst.parse_expression(entry.target)
+                    self.report_entry(node, entry, True)
+                else:
+                    self.report_entry(node, entry, False)
+            elif entry.safety == "manual":
+                self.report_entry(node, entry, False)
+            else:
+                self.report_entry(node, entry, False,
+                                  manual="used as a value; its arguments change, so it cannot "
+                                         "be renamed blindly; call it explicitly or wrap it")
+            return False
+        # attribute of a legacy class (`fluid.dygraph.Layer.__init__`)
+        if isinstance(node, cst.Attribute):
+            parent = self.entry_for(self.resolve_dotted(node.value))
+            if parent is not None and node.attr.value.startswith("__"):
+                if parent.kind == "class" and parent.target and self.can_apply(parent):
+                    self.ref_decisions[id(node)] = node.with_changes(
+                        value=cst.parse_expression(parent.target))
+                    self.report_entry(node.value, parent, True)
+                else:
+                    self.report_entry(node.value, parent, False)
+                return False
+        if is_legacy(dotted) and dotted not in self.rules.modules and dotted != "paddle.fluid":
+            self.report(node, "PU001", f"`{dotted}` is legacy API with no rule; migrate it "
+                        "by hand (see the Paddle 1.8 → 2.0 API mapping)", dotted, "", "manual")
+            return False
+        if is_legacy(dotted) and not isinstance(node, cst.Name):
+            # a legacy module used as a value: `L = fluid.layers`
+            return False
+        return True
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip_nodes.add(id(node.attr))
+        return self._reference(node)
+
+    def leave_Attribute(self, original, updated):
+        return self.ref_decisions.get(id(original), updated)
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        if id(node) in self.skip_nodes:
+            return False
+        return self._reference(node)
+
+    def leave_Name(self, original, updated):
+        return self.ref_decisions.get(id(original), updated)
+
+
+def attach_todos(stmt, todos: List[str]):
+    if isinstance(stmt, cst.FlattenSentinel):
+        nodes = list(stmt.nodes)
+        if nodes:
+            nodes[0] = attach_todos(nodes[0], todos)
+        return cst.FlattenSentinel(nodes)
+    if not hasattr(stmt, "leading_lines"):
+        return stmt
+    existing = {l.comment.value for l in stmt.leading_lines if l.comment is not None}
+    new_lines = list(stmt.leading_lines)
+    for t in dict.fromkeys(todos):
+        text = TODO_PREFIX + " ".join(t.split())
+        if text not in existing:
+            new_lines.append(cst.EmptyLine(comment=cst.Comment(text)))
+    return stmt.with_changes(leading_lines=new_lines)
+
+
+def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
+    """Static-mode insertion, then imports: remove legacy imports that became unused,
+    add `import paddle` (and whatever else the output needs) once."""
+    if up.opts.fix:
+        module = fixers.static_mode.insert(up, module)
+    return fixers.imports.clean(up, module)

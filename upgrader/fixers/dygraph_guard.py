@@ -1,0 +1,98 @@
+"""PU201 dygraph-guard-block: unwrap ``with fluid.dygraph.guard(...):``.
+
+What it does
+    Replaces ``with fluid.dygraph.guard():`` by its body, dedented. A place argument
+    becomes ``paddle.set_device(<place>)`` before the body. In a file that also runs static
+    graphs, the body is bracketed by ``paddle.disable_static()`` / ``paddle.enable_static()``
+    so each part keeps the mode it had in 1.x.
+
+Why is this bad?
+    ``fluid.dygraph.guard`` is gone with ``paddle.fluid``; dynamic mode is the default
+    since Paddle 2.0, so the block is no longer needed.
+
+Example
+    ``with fluid.dygraph.guard(fluid.CPUPlace()):`` / ``    y = net(x)`` becomes
+    ``paddle.set_device(paddle.CPUPlace())`` / ``y = net(x)``.
+
+Fix safety
+    Safe. Comments on the ``with`` line are kept above the first statement of the body.
+    ``with guard() as g`` and multi-item ``with`` statements are left for a manual rewrite.
+"""
+from __future__ import annotations
+
+from typing import List
+
+import libcst as cst
+
+CODE = "PU201"
+GUARDS = ("paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.base.guard")
+
+
+def _guard_call(up, node: cst.With):
+    if len(node.items) != 1:
+        return None
+    item = node.items[0].item
+    if isinstance(item, cst.Call):
+        dotted = up.resolve_dotted(item.func)
+        if dotted in GUARDS:
+            up.guard_items.add(id(item))
+            return item
+    return None
+
+
+def is_guard(up, node: cst.With) -> bool:
+    return _guard_call(up, node) is not None
+
+
+def rewrite(up, original: cst.With, updated: cst.With):
+    call = _guard_call(up, original)
+    # the guard call itself is not rewritten as a call
+    if original.items[0].asname is not None or original.asynchronous is not None:
+        up.report(original, CODE, "`fluid.dygraph.guard()` bound with `as`: remove the block by "
+                  "hand (dynamic mode is the default)", "paddle.fluid.dygraph.guard", "", "manual")
+        return updated
+    if not up.opts.enabled(CODE):
+        return updated
+    up.report(original, CODE, "`with fluid.dygraph.guard()` → its body (dynamic mode is the "
+              "default since Paddle 2.0)", "paddle.fluid.dygraph.guard", "", "safe", applied=True)
+    if not up.opts.fix:
+        return updated
+    body = updated.body
+    if isinstance(body, cst.IndentedBlock):
+        stmts: List[cst.BaseStatement] = list(body.body)
+        header_comment = body.header.comment
+    else:
+        stmts = [cst.SimpleStatementLine(body=list(body.body))]
+        header_comment = None
+    new_call = updated.items[0].item
+    prefix: List[cst.BaseStatement] = []
+    place_args = [a for a in new_call.args if a.keyword is None or a.keyword.value == "place"] \
+        if isinstance(new_call, cst.Call) else []
+    if place_args:
+        expr = cst.Call(func=cst.parse_expression("paddle.set_device"),
+                        args=[cst.Arg(value=place_args[0].value)])
+        prefix.append(cst.SimpleStatementLine(body=[cst.Expr(expr)]))
+    mixed = up.facts.static_outside_guard
+    if mixed:
+        prefix.insert(0, cst.parse_statement("paddle.disable_static()\n"))
+        stmts = stmts + [cst.parse_statement("paddle.enable_static()\n")]
+    stmts = prefix + stmts
+    lead = list(original.leading_lines)
+    if header_comment is not None:
+        lead.append(cst.EmptyLine(comment=header_comment))
+    first = stmts[0]
+    stmts[0] = first.with_changes(leading_lines=lead + list(first.leading_lines))
+    return cst.FlattenSentinel(stmts)
+
+
+STRUCTURAL = ("dygraph-guard",)
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    """``guard()`` outside a ``with`` header cannot be unwrapped automatically."""
+    if id(original) in up.guard_items:
+        return updated
+    up.report_entry(original, entry, False,
+                    manual="`guard()` used outside a `with` statement; remove it by hand "
+                           "(dynamic mode is the default)")
+    return updated

@@ -1,0 +1,195 @@
+"""PU002 legacy-import: imports are scheduled and cleaned once, at the end.
+
+What it does
+    Removes ``paddle.fluid`` imports that no code uses any more after the rewrite, and
+    adds ``import paddle`` (once, where the first legacy import was) when the rewritten
+    code needs it. Imports still used by code left for a manual rewrite stay.
+
+Why is this bad?
+    ``import paddle.fluid`` fails on Paddle 2.6+: a leftover legacy import alone kills
+    the program.
+
+Example
+    ``import paddle.fluid as fluid`` + ``fluid.layers.relu(x)`` becomes
+    ``import paddle`` + ``paddle.nn.functional.relu(x)``.
+
+Fix safety
+    Safe. One house style: the rewritten code spells full ``paddle.*`` paths and relies
+    on a single ``import paddle``.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from upgrader.names import collect_imports, dotted_of, is_legacy
+
+CODE = "PU002"
+
+
+def _used_names(module: cst.Module) -> Set[str]:
+    used: Set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Import(self, node):
+            return False
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_Name(self, node):
+            used.add(node.value)
+
+        def visit_Attribute(self, node):
+            d = dotted_of(node)
+            if d and d.startswith("paddle.fluid"):
+                used.add("paddle.fluid")
+
+    module.visit(V())
+    return used
+
+
+def _binds_paddle(module: cst.Module) -> bool:
+    for b in collect_imports(module).all_bindings:
+        if b.local == "paddle" and b.module_level and not is_legacy(getattr(b, "imports_module", "paddle")):
+            return True
+    return False
+
+
+def clean(up, module: cst.Module) -> cst.Module:
+    used = _used_names(module)
+    imap = collect_imports(module)
+    remove = set()
+    for b in imap.all_bindings:
+        legacy_module = getattr(b, "imports_module", None)
+        if legacy_module is not None:  # `import paddle.fluid` binds `paddle`
+            if is_legacy(legacy_module) and "paddle.fluid" not in used:
+                remove.add(id(b.node))
+        elif is_legacy(b.dotted) and b.local not in used:
+            remove.add(id(b.node))
+    def key(b):
+        return (b.local, b.dotted, getattr(b, "imports_module", None))
+    originals = {}
+    for b in up.imports.all_bindings:
+        originals.setdefault(key(b), b)
+    for b in imap.all_bindings:
+        if id(b.node) in remove:
+            where = originals.get(key(b), b)
+            up.report_at(up.import_pos.get(id(where.statement), (0, 0, 0, 0)), CODE, f"legacy import of `{getattr(b, 'imports_module', b.dotted)}`",
+                      getattr(b, "imports_module", b.dotted), "paddle", "safe", applied=True)
+    if not up.opts.fix:
+        return module
+    needs_paddle = "paddle" in used and not _binds_paddle(module)
+    if not remove and not needs_paddle:
+        return module
+    t = _Remover(remove, needs_paddle)
+    module = module.visit(t)
+    if needs_paddle and not _binds_paddle(module):
+        module = _add_import_paddle(module)
+    return module
+
+
+class _Remover(cst.CSTTransformer):
+    def __init__(self, remove: Set[int], needs_paddle: bool):
+        self.remove = remove
+        self.needs_paddle = needs_paddle
+        self.placeholders: Set[int] = set()
+        self.first_removed_index: Optional[int] = None
+        self.depth = 0
+        self.index = -1
+
+    def visit_Module(self, node):
+        return True
+
+    def on_visit(self, node):
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if self.depth == 0:
+                self.index += 1
+            self.depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original, updated):
+        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.depth -= 1
+        return super().on_leave(original, updated)
+
+    def _filter(self, original, updated):
+        names = [u for o, u in zip(original.names, updated.names) if id(o) not in self.remove]
+        if len(names) == len(updated.names):
+            return updated
+        if not names:
+            placeholder = cst.Pass()
+            self.placeholders.add(id(placeholder))
+            return placeholder
+        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=names)
+
+    def leave_Import(self, original, updated):
+        return self._filter(original, updated)
+
+    def leave_ImportFrom(self, original, updated):
+        if isinstance(updated.names, cst.ImportStar):
+            return updated
+        return self._filter(original, updated)
+
+    def _compact(self, body, top: bool):
+        """Drop emptied import lines, keeping their comments on the next statement."""
+        out, carry = [], []
+        for s in body:
+            emptied = False
+            if isinstance(s, cst.SimpleStatementLine) and any(id(x) in self.placeholders for x in s.body):
+                kept = [x for x in s.body if id(x) not in self.placeholders]
+                if kept:
+                    kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                    s = s.with_changes(body=kept)
+                else:
+                    emptied = True
+            if emptied and top and self.first_removed_index is None and self.needs_paddle:
+                self.first_removed_index = len(out)
+                out.append(cst.parse_statement("import paddle\n").with_changes(
+                    leading_lines=carry + list(s.leading_lines)))
+                carry = []
+                continue
+            if emptied:
+                carry.extend(l for l in s.leading_lines if l.comment is not None)
+                continue
+            if carry:
+                s = s.with_changes(leading_lines=carry + list(s.leading_lines))
+                carry = []
+            out.append(s)
+        return out, carry
+
+    def leave_IndentedBlock(self, original, updated):
+        body, carry = self._compact(updated.body, False)
+        if not body:
+            body = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carry)]
+        return updated.with_changes(body=body)
+
+    def leave_Module(self, original, updated):
+        body, carry = self._compact(updated.body, True)
+        footer = carry + list(updated.footer)
+        return updated.with_changes(body=body, footer=footer)
+
+
+def _add_import_paddle(module: cst.Module) -> cst.Module:
+    """No legacy import at the top level was replaced: add one after the leading imports."""
+    body: List = list(module.body)
+    stmt = cst.parse_statement("import paddle\n")
+    if True:
+        at = 0
+        for i, s in enumerate(body):
+            if isinstance(s, cst.SimpleStatementLine) and all(
+                    isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body):
+                at = i + 1
+            elif i == 0 and isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr) \
+                    and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+                at = 1
+            else:
+                break
+        # keep `from __future__` first
+    if at == 0 and body:  # first statement: take over its leading comments
+        stmt = stmt.with_changes(leading_lines=body[0].leading_lines)
+        body[0] = body[0].with_changes(leading_lines=[])
+    body.insert(at, stmt)
+    return module.with_changes(body=body)

@@ -1,0 +1,177 @@
+"""PU202 static-mode: insert ``paddle.enable_static()`` once in static-graph programs.
+
+What it does
+    Inserts ``paddle.enable_static()`` exactly once in a module that builds or runs a
+    static graph (``fluid.Program``, ``program_guard``, ``Executor``, ``fluid.data``, ...):
+    after the imports when static API is used at module level or the module runs code at
+    import time; at the top of the ``if __name__ == "__main__":`` block when the program
+    is structured that way; nowhere in a library module that only defines functions.
+
+Why is this bad?
+    Paddle 1.x ran static graphs by default. Since Paddle 2.0 dynamic mode is the
+    default, and static-graph code fails (``paddle.static.data`` raises in dynamic mode).
+
+Example
+    ``import paddle.fluid as fluid`` / ``x = fluid.data('x', [None, 3])`` becomes
+    ``import paddle`` / ``paddle.enable_static()`` / ``x = paddle.static.data('x', [None, 3])``.
+
+Fix safety
+    Safe: static programs could only run in static mode. Files that mix static code and
+    ``dygraph.guard`` blocks keep each guard body in dynamic mode
+    (``paddle.disable_static()`` … ``paddle.enable_static()``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List
+
+import libcst as cst
+
+from upgrader.names import dotted_of
+
+CODE = "PU202"
+STATIC_CALL = "paddle.enable_static()"
+
+
+@dataclass
+class Facts:
+    static_refs: int = 0          # static-only legacy API referenced (counted while rewriting)
+    static_outside_guard: bool = False  # decided by the survey before rewriting
+    module_level_static: bool = False
+    has_guard: bool = False
+    already_static: bool = False
+
+
+def survey(up, module: cst.Module) -> None:
+    """Before rewriting: is this a static program, and where is static API used?"""
+    facts = up.facts
+
+    class V(cst.CSTVisitor):
+        def __init__(self):
+            self.depth_fn = 0
+            self.depth_guard = 0
+
+        def visit_Import(self, node):
+            return False
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_FunctionDef(self, node):
+            self.depth_fn += 1
+
+        def leave_FunctionDef(self, node):
+            self.depth_fn -= 1
+
+        def visit_With(self, node):
+            from upgrader.fixers.dygraph_guard import is_guard
+            if is_guard(up, node):
+                facts.has_guard = True
+                self.depth_guard += 1
+
+        def leave_With(self, node):
+            from upgrader.fixers.dygraph_guard import is_guard
+            if is_guard(up, node):
+                self.depth_guard -= 1
+
+        def visit_Call(self, node):
+            d = dotted_of(node.func)
+            if d in ("paddle.enable_static", "fluid.disable_dygraph"):
+                facts.already_static = d == "paddle.enable_static" or facts.already_static
+            dotted = up.resolve_dotted(node.func)
+            e = up.entry_for(dotted)
+            if dotted in ("paddle.fluid.enable_dygraph", "paddle.fluid.enable_imperative"):
+                facts.has_guard = True
+            if e is not None and e.mode == "static" and self.depth_guard == 0:
+                facts.static_outside_guard = True
+                if self.depth_fn == 0:
+                    facts.module_level_static = True
+
+        def visit_Attribute(self, node):
+            e = up.entry_for(up.resolve_dotted(node))
+            if e is not None and e.mode == "static" and self.depth_guard == 0:
+                facts.static_outside_guard = True
+                if self.depth_fn == 0:
+                    facts.module_level_static = True
+
+    module.visit(V())
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+        isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _is_main_guard(stmt) -> bool:
+    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison):
+        return False
+    code = cst.Module(body=[]).code_for_node(stmt.test).replace('"', "'").replace(" ", "")
+    return code in ("__name__=='__main__'", "'__main__'==__name__")
+
+
+def _runs_code(stmt) -> bool:
+    """A top-level statement that does work at import time (not a definition)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or _is_import(stmt) or _is_docstring(stmt):
+        return False
+    if _is_main_guard(stmt):
+        return False
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for s in stmt.body:
+            if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call):
+                return True
+            if isinstance(s, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                value = s.value
+                if value is not None and any(isinstance(n, cst.Call) for n in _walk(value)):
+                    return True
+        return False
+    return True  # for / while / with / if at top level
+
+
+def _walk(node):
+    yield node
+    for c in node.children:
+        yield from _walk(c)
+
+
+def statement() -> cst.SimpleStatementLine:
+    return cst.parse_statement(STATIC_CALL + "\n")  # type: ignore[return-value]
+
+
+def insert(up, module: cst.Module) -> cst.Module:
+    facts: Facts = up.facts
+    if not facts.static_outside_guard or facts.already_static or not up.opts.enabled(CODE):
+        return module
+    body: List[cst.BaseStatement] = list(module.body)
+    main_idx = next((i for i, s in enumerate(body) if _is_main_guard(s)), None)
+    runs = any(_runs_code(s) for s in body)
+    if not facts.module_level_static and not runs and main_idx is None:
+        return module  # a library module that only builds graphs
+    if facts.module_level_static or runs or main_idx is None:
+        idx = 0
+        for i, s in enumerate(body):
+            if _is_import(s) or (i == 0 and _is_docstring(s)):
+                idx = i + 1
+            elif isinstance(s, cst.SimpleStatementLine) and _is_future_or_try_import(s):
+                idx = i + 1
+            else:
+                break
+        body.insert(idx, statement())
+        return module.with_changes(body=body)
+    main = body[main_idx]
+    assert isinstance(main, cst.If)
+    block = main.body
+    if isinstance(block, cst.IndentedBlock):
+        new_block = block.with_changes(body=[statement()] + list(block.body))
+    else:
+        new_block = cst.IndentedBlock(body=[statement()] + [cst.SimpleStatementLine(body=list(block.body))])
+    body[main_idx] = main.with_changes(body=new_block)
+    return module.with_changes(body=body)
+
+
+def _is_future_or_try_import(stmt) -> bool:
+    return False

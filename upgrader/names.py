@@ -1,0 +1,201 @@
+"""Resolve names to the legacy dotted API they mean, by meaning rather than spelling.
+
+``import paddle.fluid as F`` + ``F.layers.fc``, ``from paddle.fluid.layers import fc as
+dense`` + ``dense``, ``import paddle`` + ``paddle.fluid.layers.fc`` all resolve to
+``paddle.fluid.layers.fc``. A local binding that shadows an imported alias (a parameter, an
+assignment, a loop variable) hides it inside that function.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Union
+
+import libcst as cst
+
+LEGACY_ROOTS = ("paddle.fluid",)
+
+
+def dotted_of(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def module_name(node: Union[cst.Attribute, cst.Name]) -> str:
+    return dotted_of(node) or ""
+
+
+@dataclass
+class Binding:
+    """A name bound by an import statement to a dotted path."""
+    local: str
+    dotted: str
+    node: cst.CSTNode  # the ImportAlias
+    statement: cst.CSTNode  # the Import / ImportFrom
+    module_level: bool
+
+
+@dataclass
+class ImportMap:
+    bindings: Dict[str, Binding] = field(default_factory=dict)
+    all_bindings: List[Binding] = field(default_factory=list)
+    star_imports: List[cst.ImportFrom] = field(default_factory=list)
+
+    def resolve_name(self, name: str) -> Optional[str]:
+        b = self.bindings.get(name)
+        return b.dotted if b else None
+
+
+def _alias_dotted(alias: cst.ImportAlias) -> str:
+    return module_name(alias.name)
+
+
+def collect_imports(module: cst.Module) -> ImportMap:
+    """Imports of ``paddle`` and anything below it, anywhere in the module."""
+    out = ImportMap()
+
+    class V(cst.CSTVisitor):
+        depth = 0
+
+        def visit_FunctionDef(self, node):
+            self.depth += 1
+
+        def leave_FunctionDef(self, node):
+            self.depth -= 1
+
+        def visit_Import(self, node: cst.Import):
+            for alias in node.names:
+                full = _alias_dotted(alias)
+                if not (full == "paddle" or full.startswith("paddle.")):
+                    continue
+                if alias.asname is not None:
+                    local = alias.asname.name.value  # type: ignore[union-attr]
+                    b = Binding(local, full, alias, node, self.depth == 0)
+                else:
+                    # `import paddle.fluid` binds `paddle`
+                    b = Binding("paddle", "paddle", alias, node, self.depth == 0)
+                    b.imports_module = full  # type: ignore[attr-defined]
+                out.all_bindings.append(b)
+                out.bindings.setdefault(b.local, b)
+                if alias.asname is not None:
+                    out.bindings[b.local] = b
+
+        def visit_ImportFrom(self, node: cst.ImportFrom):
+            if node.relative or node.module is None:
+                return
+            mod = module_name(node.module)
+            if not (mod == "paddle" or mod.startswith("paddle.")):
+                return
+            if isinstance(node.names, cst.ImportStar):
+                if mod.startswith(LEGACY_ROOTS):
+                    out.star_imports.append(node)
+                return
+            for alias in node.names:
+                name = _alias_dotted(alias)
+                local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+                b = Binding(local, f"{mod}.{name}", alias, node, self.depth == 0)
+                out.all_bindings.append(b)
+                out.bindings[local] = b
+
+    module.visit(V())
+    return out
+
+
+def is_legacy(dotted: Optional[str]) -> bool:
+    return bool(dotted) and (dotted == "paddle.fluid" or dotted.startswith("paddle.fluid."))  # type: ignore[union-attr]
+
+
+class ScopeTracker:
+    """Names bound locally in the enclosing functions (they shadow imports)."""
+
+    def __init__(self) -> None:
+        self.stack: List[Set[str]] = []
+
+    def push(self, fn: Union[cst.FunctionDef, cst.Lambda]) -> None:
+        self.stack.append(local_bindings(fn))
+
+    def pop(self) -> None:
+        self.stack.pop()
+
+    def shadowed(self, name: str) -> bool:
+        return any(name in s for s in self.stack)
+
+
+def local_bindings(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
+    names: Set[str] = set()
+    params = fn.params
+    for p in list(params.params) + list(params.posonly_params) + list(params.kwonly_params):
+        names.add(p.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    if isinstance(fn, cst.Lambda):
+        return names
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):  # nested functions have their own scope
+            if node is not fn:
+                names.add(node.name.value)
+                return False
+            return True
+
+        def visit_ClassDef(self, node):
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Import(self, node):
+            return False  # imports inside functions are handled as bindings
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_Global(self, node):
+            for n in node.names:
+                names.discard(n.name.value)
+
+        def _target(self, t):
+            if isinstance(t, cst.Name):
+                names.add(t.value)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                for el in t.elements:
+                    self._target(el.value)
+            elif isinstance(t, cst.StarredElement):
+                self._target(t.value)
+
+        def visit_AssignTarget(self, node):
+            self._target(node.target)
+
+        def visit_AnnAssign(self, node):
+            self._target(node.target)
+
+        def visit_AugAssign(self, node):
+            self._target(node.target)
+
+        def visit_For(self, node):
+            self._target(node.target)
+
+        def visit_WithItem(self, node):
+            if node.asname is not None:
+                self._target(node.asname.name)
+
+        def visit_CompFor(self, node):
+            self._target(node.target)
+
+        def visit_ExceptHandler(self, node):
+            if node.name is not None:
+                self._target(node.name.name)
+
+        def visit_NamedExpr(self, node):
+            self._target(node.target)
+
+    fn.body.visit(V())
+    return names
