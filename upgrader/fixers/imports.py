@@ -23,15 +23,33 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from upgrader.names import collect_imports, dotted_of, is_legacy
+from upgrader.names import ScopeTracker, collect_imports, dotted_of, is_legacy
 
 CODE = "PU002"
 
 
 def _used_names(module: cst.Module) -> Set[str]:
     used: Set[str] = set()
+    scope = ScopeTracker()
 
     class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            scope.push(node)
+
+        def leave_FunctionDef(self, node):
+            scope.pop()
+
+        def visit_Lambda(self, node):
+            scope.push(node)
+
+        def leave_Lambda(self, node):
+            scope.pop()
+
+        def visit_Param(self, node):
+            if node.default is not None:
+                node.default.visit(self)
+            return False
+
         def visit_Import(self, node):
             return False
 
@@ -39,12 +57,19 @@ def _used_names(module: cst.Module) -> Set[str]:
             return False
 
         def visit_Name(self, node):
-            used.add(node.value)
+            if not scope.shadowed(node.value):
+                used.add(node.value)
 
         def visit_Attribute(self, node):
             d = dotted_of(node)
             if d and d.startswith("paddle.fluid"):
                 used.add("paddle.fluid")
+            node.value.visit(self)  # `.attr` is not a use of a name
+            return False
+
+        def visit_Arg(self, node):
+            node.value.visit(self)  # `keyword=` is not a use of a name
+            return False
 
     module.visit(V())
     return used

@@ -1,0 +1,225 @@
+"""Engine units: string in / string out, against a small fixed rule book."""
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from upgrader import upgrade_source
+from upgrader.engine import ParseError
+from upgrader.rulebook import load
+
+RULES = load(str(Path(__file__).parent / "data" / "rules"))
+
+
+def up(code, **kw):
+    return upgrade_source(code, rules=RULES, **kw)
+
+
+def fixed(code, **kw):
+    out = up(code, **kw).code
+    cst.parse_module(out)  # every output parses
+    assert up(out, **kw).code == out, "fix is not idempotent"
+    return out
+
+
+@pytest.mark.parametrize("imports,call", [
+    ("import paddle.fluid as fluid", "fluid.layers.relu(x)"),
+    ("import paddle.fluid as F", "F.layers.relu(x)"),
+    ("from paddle import fluid", "fluid.layers.relu(x)"),
+    ("from paddle.fluid import layers", "layers.relu(x)"),
+    ("import paddle.fluid.layers as L", "L.relu(x)"),
+    ("from paddle.fluid.layers import relu as dense", "dense(x)"),
+    ("from paddle.fluid.layers import relu", "relu(x)"),
+    ("import paddle", "paddle.fluid.layers.relu(x)"),
+    ("import paddle.fluid", "paddle.fluid.layers.relu(x)"),
+    ("import paddle.fluid as fluid", "fluid.layers.ops.relu(x)"),
+])
+def test_alias_forms_resolve_by_meaning(imports, call):
+    out = fixed(f"{imports}\n\ny = {call}\n")
+    assert out == "import paddle\n\ny = paddle.nn.functional.relu(x)\n"
+
+
+def test_internal_module_path_and_from_import_of_class():
+    out = fixed("from paddle.fluid.dygraph.base import to_variable\nv = to_variable(a, 'n')\n")
+    assert out == "import paddle\nv = paddle.to_tensor(a)\n"
+
+
+def test_local_name_shadowing_alias_is_left_alone():
+    code = ("import paddle.fluid as fluid\n\ndef f(fluid):\n    return fluid.layers.relu(x)\n\n"
+            "y = fluid.layers.relu(x)\n")
+    out = fixed(code)
+    assert "return fluid.layers.relu(x)" in out
+    assert "y = paddle.nn.functional.relu(x)" in out
+    assert "import paddle.fluid as fluid" not in out
+
+
+def test_positional_binding_by_legacy_signature_emits_keywords():
+    out = fixed("import paddle.fluid as fluid\ny = fluid.layers.reduce_sum(x, 1, True)\n")
+    # paddle.sum's third positional slot is dtype: keep_dim must become a keyword
+    assert "paddle.sum(x, 1, keepdim=True)" in out
+
+
+def test_cross_entropy_on_probabilities_gets_extra_arguments():
+    out = fixed("import paddle.fluid as fluid\nl = fluid.layers.cross_entropy(p, y)\n")
+    assert "paddle.nn.functional.cross_entropy(p, y, use_softmax=False, reduction='none')" in out
+
+
+def test_dropout_mode_value_map_default_and_transform():
+    out = fixed("import paddle.fluid as fluid\na = fluid.layers.dropout(x, 0.5, is_test=t or u)\n"
+                "b = fluid.layers.dropout(x, dropout_prob=0.1, dropout_implementation='upscale_in_train')\n")
+    assert "paddle.nn.functional.dropout(x, 0.5, training=not (t or u), mode='downscale_in_infer')" in out
+    assert "paddle.nn.functional.dropout(x, p=0.1, mode='upscale_in_train')" in out
+
+
+def test_dropout_non_default_seed_is_manual():
+    r = up("import paddle.fluid as fluid\na = fluid.layers.dropout(x, 0.5, seed=3)\n")
+    assert [f.fix for f in r.findings if f.code == "PU101"] == ["manual"]
+    assert "fluid.layers.dropout(x, 0.5, seed=3)" in r.code
+    assert "# TODO(paddle-upgrade): PU101" in r.code
+    assert "import paddle.fluid as fluid" in r.code  # still used: kept
+
+
+def test_matmul_alpha_wraps_result_unless_one():
+    out = fixed("import paddle.fluid as fluid\na = fluid.layers.matmul(x, y, False, True, 0.125)\n"
+                "b = fluid.layers.matmul(x, y, alpha=1.0)\n")
+    assert "a = paddle.matmul(x, y, False, True) * 0.125" in out
+    assert "b = paddle.matmul(x, y)" in out
+
+
+def test_act_argument_unfolded_into_activation_call():
+    out = fixed("import paddle.fluid as fluid\nz = fluid.layers.elementwise_add(x, y, act='relu')\n")
+    assert "z = paddle.nn.functional.relu(paddle.add(x, y))" in out
+
+
+def test_non_default_elementwise_axis_is_manual():
+    r = up("import paddle.fluid as fluid\nz = fluid.layers.elementwise_add(x, y, axis=1)\n")
+    assert r.findings[0].fix == "manual" and "axis=1" in r.findings[0].message
+
+
+def test_star_args_are_manual_not_guessed():
+    r = up("import paddle.fluid as fluid\nz = fluid.layers.reduce_sum(*args, **kw)\n")
+    assert r.findings[0].fix == "manual"
+    assert "fluid.layers.reduce_sum(*args, **kw)" in r.code
+
+
+def test_manual_entry_keeps_code_runnable_with_todo():
+    r = up("import paddle.fluid as fluid\n\n\ndef f(x):\n    return fluid.layers.sequence_pool(x, 'sum')\n")
+    assert "    # TODO(paddle-upgrade): PU102" in r.code
+    assert "fluid.layers.sequence_pool(x, 'sum')" in r.code
+    assert up(r.code).code == r.code  # the TODO is not added twice
+
+
+def test_unknown_fluid_name_is_PU001():
+    r = up("import paddle.fluid as fluid\nz = fluid.layers.no_such_op(x)\n")
+    assert [f.code for f in r.findings] == ["PU001"]
+
+
+def test_unsafe_rule_needs_flag():
+    code = "import paddle.fluid as fluid\nz = fluid.layers.leaky_relu(x)\n"
+    r = up(code)
+    assert r.findings[0].fix == "unsafe" and "\nz = fluid.layers.leaky_relu(x)\n" in r.code
+    out = fixed(code, unsafe_fixes=True)
+    assert "paddle.nn.functional.leaky_relu(x, negative_slope=0.02)" in out
+
+
+def test_check_mode_reports_without_changing():
+    code = "import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n"
+    r = up(code, fix=False)
+    assert r.code == code and not r.changed
+    assert {f.code for f in r.findings} == {"PU101", "PU002"}
+    f = [f for f in r.findings if f.code == "PU101"][0]
+    assert (f.line, f.column, f.legacy, f.replacement) == (2, 5, "paddle.fluid.layers.relu", "paddle.nn.functional.relu")
+
+
+def test_files_without_legacy_usage_are_untouched():
+    for code in ["import paddle\nx = paddle.nn.Linear(2, 3)\n", "fluid = 3\nprint(fluid)\n",
+                 "import numpy as np  # fluid dynamics\n"]:
+        r = up(code)
+        assert r.code == code and not r.findings
+
+
+def test_syntax_error_raises_parse_error_with_line():
+    with pytest.raises(ParseError) as e:
+        up("import paddle.fluid as fluid\nprint 'hello'\n")
+    assert e.value.line == 2
+
+
+def test_dygraph_guard_unwrapped_with_place_and_comment():
+    code = ("import paddle.fluid as fluid\n\n# train\nwith fluid.dygraph.guard(fluid.CPUPlace()):  # cpu\n"
+            "    v = fluid.dygraph.to_variable(a)\n    y = fluid.layers.relu(v)\nprint(y)\n")
+    out = fixed(code)
+    assert out == ("import paddle\n\n# train\n# cpu\npaddle.set_device(paddle.CPUPlace())\n"
+                   "v = paddle.to_tensor(a)\ny = paddle.nn.functional.relu(v)\nprint(y)\n")
+
+
+def test_nested_guard_in_function():
+    code = ("import paddle.fluid as fluid\n\ndef main():\n    with fluid.dygraph.guard():\n"
+            "        with fluid.dygraph.guard():\n            y = fluid.layers.relu(x)\n    return y\n")
+    out = fixed(code)
+    assert "def main():\n    y = paddle.nn.functional.relu(x)\n    return y\n" in out
+
+
+def test_static_program_gets_enable_static_once_after_imports():
+    code = ("import numpy as np\nimport paddle.fluid as fluid\n\nx = fluid.data('x', [None, 3])\n"
+            "y = fluid.layers.fc(x, 2, act='relu')\nexe = fluid.Executor(fluid.CPUPlace())\n")
+    out = fixed(code)
+    assert out.count("paddle.enable_static()") == 1
+    assert out.startswith("import numpy as np\nimport paddle\npaddle.enable_static()\n")
+    assert "paddle.static.nn.fc(x, 2, activation='relu')" in out
+
+
+def test_static_program_with_main_block_gets_enable_static_there():
+    code = ("import paddle.fluid as fluid\n\n\ndef build():\n    return fluid.data('x', [None, 3])\n\n\n"
+            "if __name__ == '__main__':\n    build()\n")
+    out = fixed(code)
+    assert "if __name__ == '__main__':\n    paddle.enable_static()\n    build()\n" in out
+
+
+def test_library_module_gets_no_enable_static():
+    code = "import paddle.fluid as fluid\n\n\ndef net(x):\n    return fluid.layers.fc(x, 2)\n"
+    assert "enable_static" not in fixed(code)
+
+
+def test_dygraph_program_gets_no_enable_static():
+    code = "import paddle.fluid as fluid\nwith fluid.dygraph.guard():\n    y = fluid.layers.relu(x)\n"
+    assert "enable_static" not in fixed(code)
+
+
+def test_layer_class_act_applied_in_forward():
+    code = ("import paddle.fluid as fluid\nfrom paddle.fluid.dygraph import Linear\n\n\n"
+            "class Net(fluid.dygraph.Layer):\n    def __init__(self):\n"
+            "        super(Net, self).__init__()\n        self.fc = Linear(4, 8, act='relu')\n"
+            "        self.out = Linear(8, 2)\n\n    def forward(self, x):\n"
+            "        return self.out(self.fc(x))\n")
+    out = fixed(code)
+    assert "class Net(paddle.nn.Layer):" in out
+    assert "self.fc = paddle.nn.Linear(4, 8)" in out
+    assert "return self.out(paddle.nn.functional.relu(self.fc(x)))" in out
+    assert "fluid" not in out
+
+
+def test_layer_act_outside_self_attribute_is_manual():
+    r = up("from paddle.fluid.dygraph import Linear\nlayers = [Linear(4, 8, act='relu')]\n")
+    assert r.findings[0].fix == "manual"
+    assert "Linear(4, 8, act='relu')" in r.code
+
+
+def test_legacy_base_class_init_call_renamed():
+    code = ("import paddle.fluid as fluid\n\n\nclass Net(fluid.dygraph.Layer):\n"
+            "    def __init__(self):\n        fluid.dygraph.Layer.__init__(self)\n")
+    out = fixed(code)
+    assert "paddle.nn.Layer.__init__(self)" in out
+
+
+def test_comments_and_formatting_survive():
+    code = ("import paddle.fluid as fluid  \n\n\ny = fluid.layers.reduce_sum(  # sum it\n"
+            "    x,\n    dim=1,  # axis\n)\n")
+    out = fixed(code)
+    assert "# sum it" in out and "# axis" in out
+    assert "axis=1,  # axis" in out
+
+
+def test_select_and_ignore():
+    code = "import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n"
+    assert up(code, ignore=["PU1"]).code == code
+    assert up(code, select=["PU2"]).code == code
