@@ -1,0 +1,119 @@
+"""``make proof``: which automatic rules are proven by execution, per rules file.
+
+    python -m proof.report [--json proof/report.json] [--strict] [--engines rewrite,compat]
+
+An entry is proven when, in every mode its example supports, the rewritten program on
+today's Paddle and the unmodified program under ``compat`` both reproduce what real
+Paddle 1.8.5 printed (the golden). ``--strict`` exits 1 unless every automatic entry is.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from proof import cases as cases_mod
+from proof.cases import ROOT, collect
+from proof.runner import Verdict, prove
+from upgrader.rulebook import load
+
+DEFAULT_JSON = ROOT / "proof" / "report.json"
+
+
+def build(verdicts: Dict[str, Verdict], missing, book) -> dict:
+    files: Dict[str, dict] = OrderedDict()
+
+    def slot(name: str) -> dict:
+        return files.setdefault(name, {"automatic": 0, "with_example": 0, "proven": 0,
+                                       "failing": OrderedDict(), "missing_example": []})
+
+    automatic = sorted((e for e in book if e.automatic), key=lambda e: (e.file, e.name))
+    for e in automatic:
+        slot(e.file)["automatic"] += 1
+    for e in missing:
+        slot(e.file)["missing_example"].append(e.short)
+    by_entry: Dict[str, List[Verdict]] = OrderedDict()
+    for v in verdicts.values():
+        by_entry.setdefault(v.case.entry.name, []).append(v)
+    for name, vs in by_entry.items():
+        entry = vs[0].case.entry
+        f = slot(entry.file)
+        f["with_example"] += 1
+        if all(v.proven for v in vs):
+            f["proven"] += 1
+        else:
+            f["failing"][entry.short] = OrderedDict(
+                (v.case.mode, v.problems) for v in sorted(vs, key=lambda v: v.case.mode)
+                if not v.proven)
+    total = {"automatic": 0, "with_example": 0, "proven": 0, "failing": 0, "missing_example": 0}
+    for f in files.values():
+        f["percent"] = round(100.0 * f["proven"] / f["automatic"], 1) if f["automatic"] else 100.0
+        for k in ("automatic", "with_example", "proven"):
+            total[k] += f[k]
+        total["failing"] += len(f["failing"])
+        total["missing_example"] += len(f["missing_example"])
+    total["percent"] = (round(100.0 * total["proven"] / total["automatic"], 1)
+                        if total["automatic"] else 100.0)
+    return {"rules_digest": book.digest, "summary": total, "files": files}
+
+
+def render(report: dict, out=sys.stdout, width: int = 100) -> None:
+    head = f"{'rules file':<24}{'automatic':>10}{'example':>9}{'proven':>8}{'failing':>9}" \
+           f"{'no example':>12}{'proven %':>10}"
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    rows = list(report["files"].items()) + [("TOTAL", report["summary"])]
+    for name, f in rows:
+        failing = f["failing"] if isinstance(f["failing"], int) else len(f["failing"])
+        missing = (f["missing_example"] if isinstance(f["missing_example"], int)
+                   else len(f["missing_example"]))
+        if name == "TOTAL":
+            print("-" * len(head), file=out)
+        print(f"{name:<24}{f['automatic']:>10}{f['with_example']:>9}{f['proven']:>8}"
+              f"{failing:>9}{missing:>12}{f['percent']:>9.1f}%", file=out)
+    for name, f in report["files"].items():
+        if not f["failing"] and not f["missing_example"]:
+            continue
+        print(f"\n{name}", file=out)
+        for short, modes in f["failing"].items():
+            for mode, problems in modes.items():
+                for p in problems:
+                    first = p.splitlines()[0] if p else p
+                    print(f"  not proven  {short} [{mode}]: {first[:width * 2]}", file=out)
+        if f["missing_example"]:
+            print(f"  no example  {', '.join(f['missing_example'])}", file=out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m proof.report", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", default=str(DEFAULT_JSON), help="where to write the JSON report")
+    ap.add_argument("--strict", action="store_true", help="exit 1 unless 100%% are proven")
+    ap.add_argument("--engines", default="rewrite,compat")
+    ap.add_argument("--rules", help="a rule directory other than rules/")
+    ap.add_argument("--goldens", help="a goldens directory other than fixtures/goldens/rules")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    if args.goldens:
+        cases_mod.GOLDENS = Path(args.goldens).resolve()
+    book = load(args.rules) if args.rules else load()
+    cases, missing = collect(book)
+    verdicts = prove(cases, book=book if args.rules else None,
+                     engines=[e for e in args.engines.split(",") if e])
+    report = build(verdicts, missing, book)
+    report["seconds"] = round(time.time() - t0, 1)
+    render(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    s = report["summary"]
+    print(f"\n{s['proven']}/{s['automatic']} automatic rules proven ({s['percent']}%); "
+          f"{s['failing']} failing, {s['missing_example']} without example; "
+          f"{report['seconds']}s", file=sys.stdout)
+    return 1 if args.strict and s["proven"] < s["automatic"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
