@@ -223,3 +223,20 @@ def test_select_and_ignore():
     code = "import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n"
     assert up(code, ignore=["PU1"]).code == code
     assert up(code, select=["PU2"]).code == code
+
+
+def test_pool2d_class_chosen_by_pool_type_with_explicit_stride():
+    code = ("from paddle.fluid.dygraph import Pool2D\nimport paddle.fluid as fluid\n"
+            "a = Pool2D(2, 'avg')\nb = Pool2D(pool_size=3, pool_type='max', pool_stride=2, use_cudnn=False)\n"
+            "c = Pool2D(pool_type='avg', global_pooling=True)\n"
+            "d = fluid.layers.pool2d(x, 2, 'max', ceil_mode=True)\n")
+    out = fixed(code)
+    assert "a = paddle.nn.AvgPool2D(kernel_size=2, stride=1, padding=0)" in out
+    assert "b = paddle.nn.MaxPool2D(kernel_size=3, stride=2, padding=0)" in out
+    assert "c = paddle.nn.AdaptiveAvgPool2D(output_size=1)" in out
+    assert "d = paddle.nn.functional.max_pool2d(x, kernel_size=2, stride=1, padding=0, ceil_mode=True)" in out
+
+
+def test_pool2d_non_literal_type_is_manual():
+    r = up("from paddle.fluid.dygraph import Pool2D\np = Pool2D(2, kind)\n")
+    assert r.findings[0].fix == "manual" and "Pool2D(2, kind)" in r.code

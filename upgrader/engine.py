@@ -35,6 +35,10 @@ RULE_NAMES = {
     "PU201": "dygraph-guard-block",
     "PU202": "static-mode",
     "PU203": "layer-act",
+    "PU204": "save-load-dygraph",
+    "PU205": "pool2d-class",
+    "PU206": "embedding-size",
+    "PU207": "optimizer-minimize",
     "PU301": "device-place",
     "PU302": "device-query",
 }

@@ -1,0 +1,105 @@
+"""PU205 pool2d-class: ``Pool2D`` / ``layers.pool2d`` become the pooling class or function
+chosen by the *value* of ``pool_type``.
+
+What it does
+    ``Pool2D(pool_size=2, pool_type='max')`` becomes
+    ``paddle.nn.MaxPool2D(kernel_size=2, stride=1, padding=0)``; ``pool_type='avg'`` gives
+    ``AvgPool2D`` (with ``exclusive``), ``global_pooling=True`` gives
+    ``AdaptiveMaxPool2D(output_size=1)`` / ``AdaptiveAvgPool2D(output_size=1)``. The
+    functional ``layers.pool2d`` maps the same way to ``paddle.nn.functional.max_pool2d``,
+    ``avg_pool2d``, ``adaptive_max_pool2d``, ``adaptive_avg_pool2d``.
+
+Why is this bad?
+    1.x pooled with ``pool_stride=1`` by default; the modern classes default ``stride`` to
+    the kernel size. A plain rename turns a 4×4 → 3×3 pooling into 4×4 → 2×2. The stride
+    is therefore always written out.
+
+Example
+    ``fluid.dygraph.Pool2D(2, 'avg')`` → ``paddle.nn.AvgPool2D(kernel_size=2, stride=1, padding=0)``.
+
+Fix safety
+    Safe when ``pool_type`` and ``global_pooling`` are literals; otherwise the call is left
+    for a manual rewrite. ``use_cudnn`` has no effect on results and is dropped.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from upgrader.args import Manual, bind, code_of, literal
+
+CODE = "PU205"
+STRUCTURAL = ("pool2d-class",)
+
+CLASSES = {("max", False): "paddle.nn.MaxPool2D", ("avg", False): "paddle.nn.AvgPool2D",
+           ("max", True): "paddle.nn.AdaptiveMaxPool2D", ("avg", True): "paddle.nn.AdaptiveAvgPool2D"}
+FUNCTIONS = {("max", False): "paddle.nn.functional.max_pool2d",
+             ("avg", False): "paddle.nn.functional.avg_pool2d",
+             ("max", True): "paddle.nn.functional.adaptive_max_pool2d",
+             ("avg", True): "paddle.nn.functional.adaptive_avg_pool2d"}
+
+
+def _value(bound, entry, name):
+    arg = bound.values.get(name)
+    if arg is not None:
+        return arg.value, code_of(arg.value)
+    p = entry.param(name)
+    if p is None or not p.has_default:
+        return None, None
+    return cst.parse_expression(p.default), p.default
+
+
+def plan(entry, call: cst.Call):
+    bound = bind(entry, call)
+    if isinstance(bound, Manual):
+        return bound
+    functional = entry.kind == "function"
+    _, ptype = _value(bound, entry, "pool_type")
+    _, glob = _value(bound, entry, "global_pooling")
+    kt, t = literal(ptype)
+    kg, g = literal(glob)
+    if kt != "ok" or t not in ("max", "avg"):
+        return Manual(f"pool_type={ptype} is not the literal 'max' or 'avg'; choose "
+                      "MaxPool2D/AvgPool2D by hand (stride defaults to 1 in 1.x)")
+    if kg != "ok" or not isinstance(g, bool):
+        return Manual(f"global_pooling={glob} is not a literal; choose Adaptive*Pool2D(1) by hand")
+    target = (FUNCTIONS if functional else CLASSES)[(t, g)]
+    kwargs = []
+    if functional:
+        kwargs.append((None, bound.values["input"].value))
+    if g:
+        kwargs.append(("output_size", cst.Integer("1")))
+    else:
+        size, size_src = _value(bound, entry, "pool_size")
+        if literal(size_src) == ("ok", -1):
+            return Manual("pool_size=-1 is only valid with global_pooling=True")
+        kwargs.append(("kernel_size", size))
+        kwargs.append(("stride", _value(bound, entry, "pool_stride")[0]))
+        kwargs.append(("padding", _value(bound, entry, "pool_padding")[0]))
+        if "ceil_mode" in bound.values:
+            kwargs.append(("ceil_mode", bound.values["ceil_mode"].value))
+        if t == "avg" and "exclusive" in bound.values:
+            kwargs.append(("exclusive", bound.values["exclusive"].value))
+    if "data_format" in bound.values:
+        kwargs.append(("data_format", bound.values["data_format"].value))
+    if functional and "name" in bound.values:
+        kwargs.append(("name", bound.values["name"].value))
+    return target, kwargs
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if not up.can_apply(entry):
+        up.report_entry(original, entry, False)
+        return updated
+    p = plan(entry, updated)
+    if isinstance(p, Manual):
+        up.report_entry(original, entry, False, manual=p.reason)
+        return updated
+    target, kwargs = p
+    args = [cst.Arg(value=v) if k is None else
+            cst.Arg(keyword=cst.Name(k), value=v,
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace("")))
+            for k, v in kwargs]
+    up.report(original, entry.code, f"`{entry.short}` → `{target}` (1.x stride default 1 kept explicit)",
+              entry.name, target, "safe", applied=True)
+    return updated.with_changes(func=cst.parse_expression(target), args=args)
