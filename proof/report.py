@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from proof import cases as cases_mod
+from proof import snippets
 from proof.cases import ROOT, collect
 from proof.runner import Verdict, prove
 from upgrader.rulebook import load
 
 DEFAULT_JSON = ROOT / "proof" / "report.json"
+
+
+def scaffolding_modes(entry, book) -> set:
+    """The modes whose every program runs ``entry`` (empty: not part of the scaffolding)."""
+    return {mode for mode, names in snippets.SCAFFOLDING.items()
+            if any(book.lookup(n) is entry for n in names)}
 
 
 def build(verdicts: Dict[str, Verdict], missing, book) -> dict:
@@ -34,8 +41,15 @@ def build(verdicts: Dict[str, Verdict], missing, book) -> dict:
     automatic = sorted((e for e in book if e.automatic), key=lambda e: (e.file, e.name))
     for e in automatic:
         slot(e.file)["automatic"] += 1
+    proven_modes = {v.case.mode for v in verdicts.values() if v.proven}
     for e in missing:
-        slot(e.file)["missing_example"].append(e.short)
+        modes = scaffolding_modes(e, book)
+        if modes and modes <= proven_modes:
+            f = slot(e.file)
+            f["proven"] += 1
+            f.setdefault("proven_by_scaffolding", []).append(e.short)
+        else:
+            slot(e.file)["missing_example"].append(e.short)
     by_entry: Dict[str, List[Verdict]] = OrderedDict()
     for v in verdicts.values():
         by_entry.setdefault(v.case.entry.name, []).append(v)
@@ -86,6 +100,10 @@ def render(report: dict, out=sys.stdout, width: int = 100) -> None:
                     print(f"  not proven  {short} [{mode}]: {first[:width * 2]}", file=out)
         if f["missing_example"]:
             print(f"  no example  {', '.join(f['missing_example'])}", file=out)
+    scaffold = [n for f in report["files"].values() for n in f.get("proven_by_scaffolding", [])]
+    if scaffold:
+        print(f"\nproven by every program of their mode (no example needed): "
+              f"{', '.join(scaffold)}", file=out)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

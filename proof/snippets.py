@@ -49,6 +49,16 @@ def _softmax(a, axis=-1):
 '''
 
 
+#: Legacy APIs every program of a mode runs (see ``program``): an entry for one of them
+#: needs no example of its own, the proven programs of that mode exercise it.
+SCAFFOLDING = {
+    "dygraph": ("paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.to_variable"),
+    "static": ("paddle.fluid.Program", "paddle.fluid.unique_name.guard",
+               "paddle.fluid.program_guard", "paddle.fluid.data", "paddle.fluid.Executor",
+               "paddle.fluid.CPUPlace"),
+}
+
+
 class ExampleError(ValueError):
     """An example that cannot be turned into a program (bad generator, missing code)."""
 
@@ -199,12 +209,16 @@ def program(example, mode, title=""):
             out.append("        %s = fluid.data(name=%r, shape=list(%s_np.shape), dtype=str(%s_np.dtype))\n"
                        % (n, n, n, n))
         out.append(_indent(code, "        "))
+        # plain Python/numpy values in out are emitted as they are; graph values fetched
+        out.append("_outs = list(out) if isinstance(out, (list, tuple)) else [out]\n")
+        out.append("_plain = (bool, int, float, str, np.ndarray, np.generic)\n")
+        out.append("_fetch = [o for o in _outs if not isinstance(o, _plain)]\n")
         out.append("_exe = fluid.Executor(fluid.CPUPlace())\n")
         out.append("_exe.run(_startup)\n")
-        out.append("_fetch = list(out) if isinstance(out, (list, tuple)) else [out]\n")
         feed = "{%s}" % ", ".join("%r: %s_np" % (n, n) for n in names)
-        out.append("_res = _exe.run(_main, feed=%s, fetch_list=_fetch)\n" % feed)
-        out.append("_emit(_res if isinstance(out, (list, tuple)) else _res[0], %s)\n" % arrays)
+        out.append("_got = iter(_exe.run(_main, feed=%s, fetch_list=_fetch))\n" % feed)
+        out.append("_vals = [o if isinstance(o, _plain) else next(_got) for o in _outs]\n")
+        out.append("_emit(_vals if isinstance(out, (list, tuple)) else _vals[0], %s)\n" % arrays)
     return "".join(out)
 
 
