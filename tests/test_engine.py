@@ -240,3 +240,20 @@ def test_pool2d_class_chosen_by_pool_type_with_explicit_stride():
 def test_pool2d_non_literal_type_is_manual():
     r = up("from paddle.fluid.dygraph import Pool2D\np = Pool2D(2, kind)\n")
     assert r.findings[0].fix == "manual" and "Pool2D(2, kind)" in r.code
+
+
+def test_save_load_dygraph_keep_1x_files():
+    code = ("import paddle.fluid as fluid\n\nmodel = Net()\nopt = fluid.optimizer.Adam(parameter_list=model.parameters())\n"
+            "fluid.save_dygraph(model.state_dict(), 'ckpt/m')\nfluid.save_dygraph(opt.state_dict(), path)\n"
+            "p, o = fluid.load_dygraph('ckpt/m.pdparams')\n")
+    out = fixed(code)
+    assert "paddle.save(model.state_dict(), 'ckpt/m' + '.pdparams')" in out
+    assert "paddle.save(opt.state_dict(), path + '.pdopt')" in out
+    assert ("p, o = (paddle.load('ckpt/m' + '.pdparams'), paddle.load('ckpt/m' + '.pdopt') "
+            "if os.path.exists('ckpt/m' + '.pdopt') else None)") in out
+    assert "import os\n" in out and "paddle.optimizer.Adam(parameters=model.parameters())" in out
+
+
+def test_save_dygraph_of_unknown_dict_is_manual():
+    r = up("import paddle.fluid as fluid\nfluid.save_dygraph(state, 'm')\n")
+    assert r.findings[0].fix == "manual"

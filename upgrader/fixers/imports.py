@@ -82,6 +82,19 @@ def _binds_paddle(module: cst.Module) -> bool:
     return False
 
 
+def _binds_module(module: cst.Module, name: str) -> bool:
+    """A top-level ``import name`` (or ``import name as name``) exists."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for s in stmt.body:
+                if isinstance(s, cst.Import):
+                    for a in s.names:
+                        local = a.asname.name.value if a.asname else dotted_of(a.name).split(".")[0]
+                        if local == name:
+                            return True
+    return False
+
+
 def clean(up, module: cst.Module) -> cst.Module:
     used = _used_names(module)
     imap = collect_imports(module)
@@ -106,12 +119,15 @@ def clean(up, module: cst.Module) -> cst.Module:
     if not up.opts.fix:
         return module
     needs_paddle = "paddle" in used and not _binds_paddle(module)
-    if not remove and not needs_paddle:
+    extra = sorted(m for m in up.needed_imports if not _binds_module(module, m))
+    if not remove and not needs_paddle and not extra:
         return module
     t = _Remover(remove, needs_paddle)
     module = module.visit(t)
     if needs_paddle and not _binds_paddle(module):
-        module = _add_import_paddle(module)
+        module = _add_import(module, "paddle")
+    for name in extra:
+        module = _add_import(module, name)
     return module
 
 
@@ -197,10 +213,10 @@ class _Remover(cst.CSTTransformer):
         return updated.with_changes(body=body, footer=footer)
 
 
-def _add_import_paddle(module: cst.Module) -> cst.Module:
-    """No legacy import at the top level was replaced: add one after the leading imports."""
+def _add_import(module: cst.Module, name: str) -> cst.Module:
+    """Add ``import name`` after the leading imports (no legacy import was replaced)."""
     body: List = list(module.body)
-    stmt = cst.parse_statement("import paddle\n")
+    stmt = cst.parse_statement(f"import {name}\n")
     if True:
         at = 0
         for i, s in enumerate(body):

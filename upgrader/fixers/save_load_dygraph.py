@@ -1,0 +1,116 @@
+"""PU204 save-load-dygraph: ``save_dygraph`` / ``load_dygraph`` keep their 1.x files.
+
+What it does
+    ``fluid.save_dygraph(model.state_dict(), path)`` becomes
+    ``paddle.save(model.state_dict(), path + '.pdparams')`` (``'.pdopt'`` when the state
+    dict comes from an optimizer), and ``params, opt = fluid.load_dygraph(path)`` becomes
+    ``params, opt = (paddle.load(path + '.pdparams'), paddle.load(path + '.pdopt') if
+    os.path.exists(path + '.pdopt') else None)``.
+
+Why is this bad?
+    ``paddle.save`` writes exactly the path it is given and ``paddle.load`` returns one
+    object. A plain rename writes ``path`` instead of ``path.pdparams`` (checkpoints from
+    1.x are not found) and unpacks the keys of the loaded dict into ``params, opt``.
+
+Example
+    See above. Files written by Paddle 1.8 ``save_dygraph`` load with ``paddle.load``.
+
+Fix safety
+    Safe when the saved state dict is ``<name>.state_dict()`` and ``<name>`` is assigned
+    in the file from a legacy optimizer (→ ``.pdopt``) or from anything else (a layer,
+    → ``.pdparams``). Any other argument is reported for a manual rewrite, because 1.x
+    chose the suffix at run time from the dict's contents. A literal path ending in
+    ``.pdparams``/``.pdopt`` is stripped the way 1.x stripped it.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+from upgrader.args import Manual, bind, code_of, fill, literal
+
+CODE = "PU204"
+STRUCTURAL = ("save-load-dygraph",)
+
+
+def _assignments(up) -> Dict[str, Optional[str]]:
+    """name -> dotted legacy constructor it was last assigned from (module-wide)."""
+    if getattr(up, "_assign_cache", None) is not None:
+        return up._assign_cache
+    out: Dict[str, Optional[str]] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                name = node.targets[0].target.value
+                d = up.resolve_dotted(node.value.func) if isinstance(node.value, cst.Call) else None
+                out[name] = d or ""
+
+    up.module.visit(V())
+    up._assign_cache = out
+    return out
+
+
+def _suffix_for(up, state: cst.BaseExpression) -> Optional[str]:
+    if not (isinstance(state, cst.Call) and isinstance(state.func, cst.Attribute)
+            and state.func.attr.value == "state_dict" and isinstance(state.func.value, cst.Name)):
+        return None
+    origin = _assignments(up).get(state.func.value.value)
+    if origin is None:
+        return None
+    return ".pdopt" if origin.startswith("paddle.fluid.optimizer") else ".pdparams"
+
+
+def _path_expr(path: cst.BaseExpression) -> cst.BaseExpression:
+    kind, value = literal(code_of(path))
+    if kind == "ok" and isinstance(value, str):
+        for suf in (".pdparams", ".pdopt"):
+            if value.endswith(suf):
+                return cst.SimpleString(repr(value[: -len(suf)]))
+    return path
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if not up.can_apply(entry):
+        up.report_entry(original, entry, False)
+        return updated
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        up.report_entry(original, entry, False, manual=bound.reason)
+        return updated
+    if entry.name.endswith("save_dygraph"):
+        state = bound.values["state_dict"].value
+        suffix = _suffix_for(up, state)
+        if suffix is None:
+            up.report_entry(original, entry, False, manual=(
+                "cannot tell whether this is a model or an optimizer state dict: save with "
+                "paddle.save(state, path + '.pdparams') for parameters, '.pdopt' for optimizer state"))
+            return updated
+        path = bound.values["model_path"].value
+        new = fill("paddle.save({state}, {path} + " + repr(suffix) + ")",
+                   {"state": state, "path": _paren(path)})
+        up.report(original, entry.code, f"`{entry.short}` → `paddle.save(..., path + {suffix!r})`",
+                  entry.name, "paddle.save", "safe", applied=True)
+        return new
+    keep = bound.values.get("keep_name_table")
+    if keep is not None and literal(code_of(keep.value)) != ("ok", False):
+        up.report_entry(original, entry, False, manual="keep_name_table=True has no modern equivalent")
+        return updated
+    path = _paren(_path_expr(bound.values["model_path"].value))
+    simple = isinstance(path, (cst.Name, cst.SimpleString, cst.Attribute))
+    if not simple:
+        up.report_entry(original, entry, False, manual=(
+            "the path expression would be evaluated three times; assign it to a variable first"))
+        return updated
+    up.needed_imports.add("os")
+    new = fill("(paddle.load({p} + '.pdparams'), paddle.load({p} + '.pdopt') "
+               "if os.path.exists({p} + '.pdopt') else None)", {"p": path})
+    up.report(original, entry.code, f"`{entry.short}` → `(paddle.load(path + '.pdparams'), "
+              "paddle.load(path + '.pdopt') or None)`", entry.name, "paddle.load", "safe", applied=True)
+    return new
+
+
+def _paren(node):
+    from upgrader.args import _paren as p
+    return p(node)
