@@ -81,6 +81,10 @@ def _tree(*dirs: Path, pattern: str = "*.py") -> List[Path]:
     return out
 
 
+def _rule_files() -> List[Path]:
+    return sorted((ROOT / "rules").glob("*.toml")) + sorted((ROOT / "rules").glob("*.json"))
+
+
 def legacy_engine(python: Optional[str] = None) -> Engine:
     return Engine("legacy", str(python or LEGACY_PYTHON))
 
@@ -111,7 +115,7 @@ def compat_engine(book=None) -> Engine:
         setup = _BOOK_SETUP.format(data=data)
     return Engine("compat", modern_python(), ["-m", "compat"], {},
                   _tree(ROOT / "compat") + _tree(ROOT / "upgrader")
-                  + sorted((ROOT / "rules").glob("*.toml")), setup)
+                  + _rule_files(), setup)
 
 
 # -- running batches ----------------------------------------------------------------------
@@ -307,6 +311,29 @@ def rewrite(case: Case, book=None) -> dict:
     return {"code": res.code}
 
 
+def rewrite_all(cases: Sequence[Case], book=None) -> List[dict]:
+    """``rewrite`` for each case; cached (by engine sources, rules and program) for the
+    default rule book, never for a book given in memory (its digest may not show edits)."""
+    if book is not None:
+        return [rewrite(c, book) for c in cases]
+    engine = Engine("upgrade_source", sys.executable, [], {},
+                    _tree(ROOT / "upgrader") + _rule_files())
+    with Cache(engine) as cache:
+        known = cache.read()
+        out, new = [], []
+        for c in cases:
+            key = _text_key(f"{c.unsafe}\0{c.program}")
+            row = known.get(key)
+            if row is None:
+                row = {"text": key, "rec": rewrite(c)}
+                if "engine raised" not in row["rec"].get("error", "") \
+                        and "cannot be imported" not in row["rec"].get("error", ""):
+                    new.append(row)
+            out.append(row["rec"])
+        cache.add(new)
+    return out
+
+
 # -- judging --------------------------------------------------------------------------------
 
 @dataclass
@@ -367,8 +394,7 @@ def prove(cases: Sequence[Case], *, book=None,
     per_case: Dict[str, Dict[str, dict]] = {c.key: {} for c in runnable}
     if "rewrite" in engines:
         items = []
-        for c in runnable:
-            rw = rewrite(c, book)
+        for c, rw in zip(runnable, rewrite_all(runnable, book)):
             if "error" in rw:
                 per_case[c.key]["rewrite"] = {"ok": False, "error": rw["error"],
                                               "program": rw.get("code")}
