@@ -89,23 +89,16 @@ class Settings:
         return repr((select, ignore, self.unsafe_fixes, self.report_unused_noqa))
 
 
-def _specificity(code: str, patterns: Iterable[str]) -> int:
-    best = -1
-    for p in patterns:
-        if p == "ALL":
-            best = max(best, 0)
-        elif code.startswith(p):
-            best = max(best, len(p))
-    return best
+def _matches(code: str, patterns: Iterable[str]) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in patterns)
 
 
 def is_selected(code: str, select: Optional[Sequence[str]], ignore: Sequence[str]) -> bool:
-    """The most specific matching prefix wins; at equal specificity ``ignore`` wins."""
-    s = 0 if select is None else _specificity(code, select)
-    i = _specificity(code, ignore)
-    if s < 0:
+    """Selected when ``select`` is unset or has a matching prefix, and no ``ignore``
+    prefix matches (the engine applies the same rule to decide which rewrites to make)."""
+    if select is not None and not _matches(code, select):
         return False
-    return i < 0 or s > i
+    return not _matches(code, ignore)
 
 
 def _load_toml(path: Path) -> Dict[str, Any]:

@@ -1,0 +1,618 @@
+"""Run the engine over files and trees: ``fix``, ``fix --diff`` and ``check``.
+
+Per file: read (encoding, BOM, digest) → text prefilter (no legacy marker: skipped
+without parsing) → cache → engine → ``# noqa`` → select/ignore → in fix mode the
+rewritten code is checked again (it must parse; what is left are the manual follow-ups)
+and written atomically. An error in one file never stops the others. ``jobs > 1`` runs
+files in worker processes; Ctrl-C stops cleanly: files already written stay written and
+are reported, no file is left half-written.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from upgrader import config as cfg
+from upgrader.cache import Cache
+from upgrader.files import (MAX_FILE_BYTES, FileError, SourceFile, discover, file_kind,
+                            read_source, write_source)
+from upgrader.noqa import apply_noqa
+
+MODES = ("fix", "diff", "check")
+PY2_HINT = "Python 2 syntax? this tool needs Python 3 code; run 2to3 first"
+# Python 2 statements, searched in the whole file ...
+_PY2_STMT = re.compile(r"^[ \t]*(print[ \t]+[^\s(=.,;)\[]|exec[ \t]+[\"'\w]"
+                       r"|except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:|raise[ \t]+[\w.]+[ \t]*,)",
+                       re.MULTILINE)
+# ... and weaker signs, only on the line the parser stopped at.
+_PY2_LINE = re.compile(r"`[^`\n]+`|<>|\bur[\"']|\b0[0-7]+\b|\b\d+[lL]\b|^[ \t]*print[ \t]*$")
+
+
+@dataclass
+class FileResult:
+    path: str
+    kind: str = "python"
+    findings: List[dict] = field(default_factory=list)   # in the file as it was read
+    remaining: List[dict] = field(default_factory=list)  # after the rewrite (fix/diff)
+    errors: List[dict] = field(default_factory=list)
+    changed: bool = False
+    written: bool = False
+    diff: str = ""
+    fixed: int = 0              # findings whose rewrite was applied
+    skipped: Optional[str] = None
+    cached: bool = False
+
+    def error(self, message: str, line: Optional[int] = None, column: Optional[int] = None,
+              cell: Optional[int] = None) -> None:
+        d = {"path": self.path, "line": line, "column": column, "message": message}
+        if cell is not None:
+            d["cell"] = cell
+        self.errors.append(d)
+
+
+@dataclass
+class RunReport:
+    mode: str
+    files: List[FileResult] = field(default_factory=list)
+    errors: List[dict] = field(default_factory=list)     # not tied to one file's content
+    warnings: List[str] = field(default_factory=list)
+    interrupted: bool = False
+    unsafe_fixes: bool = False
+
+    @property
+    def findings(self) -> List[dict]:
+        """What is reported: every finding in check mode, what remains after fix/diff."""
+        key = "findings" if self.mode == "check" else "remaining"
+        return [f for r in self.files for f in getattr(r, key)]
+
+    @property
+    def all_errors(self) -> List[dict]:
+        return self.errors + [e for r in self.files for e in r.errors]
+
+    @property
+    def written(self) -> List[str]:
+        return [r.path for r in self.files if r.written]
+
+    @property
+    def changed(self) -> List[str]:
+        return [r.path for r in self.files if r.changed]
+
+    @property
+    def fixed(self) -> int:
+        return sum(r.fixed for r in self.files)
+
+    @property
+    def exit_code(self) -> int:
+        if self.all_errors or self.interrupted:
+            return 2
+        return 1 if self.findings else 0
+
+    def summary(self) -> dict:
+        findings = self.findings
+        by_code: Dict[str, int] = {}
+        by_fix = {"safe": 0, "unsafe": 0, "manual": 0}
+        for f in findings:
+            by_code[f["code"]] = by_code.get(f["code"], 0) + 1
+            by_fix[f.get("fix", "manual")] = by_fix.get(f.get("fix", "manual"), 0) + 1
+        return {
+            "mode": self.mode,
+            "files": len(self.files),
+            "files_with_findings": len({f["path"] for f in findings}),
+            "findings": len(findings),
+            "fixable": by_fix["safe"] + (by_fix["unsafe"] if self.unsafe_fixes else 0),
+            "by_fix": by_fix,
+            "by_code": dict(sorted(by_code.items())),
+            "errors": len(self.all_errors),
+            "changed": len(self.changed),
+            "written": len(self.written),
+            "fixed": self.fixed,
+            "interrupted": self.interrupted,
+        }
+
+
+@dataclass
+class Options:
+    """Everything a worker needs to process one file (picklable)."""
+    mode: str = "check"
+    settings: cfg.Settings = field(default_factory=cfg.Settings)
+    use_cache: bool = True
+    cache_root: Optional[Path] = None
+    backup_dir: Optional[Path] = None
+    max_bytes: int = MAX_FILE_BYTES
+    prefilter: bool = True
+
+
+# ------------------------------------------------------------------------ prefilter
+
+@lru_cache(maxsize=1)
+def legacy_markers() -> Tuple[str, ...]:
+    """Words whose absence proves a file has no legacy usage: ``fluid`` plus the
+    top-level names of rule-book entries outside ``paddle.fluid`` (``paddle.batch``,
+    ``paddle.reader``, ``paddle.dataset`` ...)."""
+    words = {"fluid"}
+    try:
+        from upgrader import rulebook
+        book = rulebook.load()
+        names = list(book.entries) + list(book.by_alias)
+    except Exception:
+        names = []
+    for n in names:
+        parts = n.split(".")
+        if len(parts) >= 2 and parts[0] == "paddle" and parts[1] != "fluid":
+            words.add(parts[1])
+    for legacy_top in ("batch", "reader", "dataset"):
+        words.add(legacy_top)
+    return tuple(sorted(words))
+
+
+def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
+    """Whether ``data`` (bytes or str) may use legacy API: it mentions ``fluid``
+    (however imported: ``paddle.fluid``, ``from paddle import fluid``,
+    ``import_module("paddle.fluid")``), or ``paddle`` and one of the legacy top-level
+    names outside fluid as a word."""
+    text = data.decode("latin-1") if isinstance(data, (bytes, bytearray)) else data
+    if "fluid" in text:
+        return True
+    if noqa and re.search(r"noqa\s*:[^\n]*PU", text, re.IGNORECASE):
+        return True
+    if "paddle" not in text:
+        return False
+    others = [m for m in (markers or legacy_markers()) if m != "fluid"]
+    return bool(others) and re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, others)),
+                                      text) is not None
+
+
+# --------------------------------------------------------------------- one program
+
+def _engine():
+    from upgrader import engine
+    return engine
+
+
+def _engine_call(code: str, *, fix: bool, unsafe_fixes: bool, select, ignore):
+    return _engine().upgrade_source(code, fix=fix, unsafe_fixes=unsafe_fixes,
+                                    select=select, ignore=ignore)
+
+
+def _engine_args(settings: cfg.Settings, path: str) -> dict:
+    select = None
+    if settings.select is not None:
+        select = settings.select + settings.extend_select
+        if "ALL" in select:
+            select = None
+    ignore = settings.ignore + settings.ignores_for(path)
+    return {"unsafe_fixes": settings.unsafe_fixes, "select": select, "ignore": ignore or None}
+
+
+def _finding_dicts(findings, settings: cfg.Settings, path: str) -> List[dict]:
+    out = []
+    for f in findings:
+        d = f.to_dict() if hasattr(f, "to_dict") else dict(f)
+        d["path"] = path
+        if getattr(f, "applied", False):
+            d["_applied"] = True
+        if settings.selects(d["code"], path):
+            out.append(d)
+    return out
+
+
+def python2_hint(text: str, line: Optional[int] = None) -> bool:
+    """Whether the code looks like Python 2 (``print x``, ``except E, e:``, ...)."""
+    lines = text.splitlines()
+    if line and 1 <= line <= len(lines) and (_PY2_STMT.search(lines[line - 1])
+                                              or _PY2_LINE.search(lines[line - 1])):
+        return True
+    return _PY2_STMT.search(text) is not None
+
+
+class _Parse(Exception):
+    def __init__(self, message: str, line: Optional[int], column: Optional[int]):
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+def _parse_error(exc, text: str) -> _Parse:
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    column = column + 1 if isinstance(column, int) else None  # engine columns are 0-based here
+    msg = f"cannot parse: {getattr(exc, 'message', None) or exc}"
+    if python2_hint(text, line):
+        msg += f" ({PY2_HINT})"
+    return _Parse(msg, line, column)
+
+
+@dataclass
+class Outcome:
+    findings: List[dict]
+    remaining: List[dict]
+    new_text: str
+    changed: bool
+    errors: List[dict] = field(default_factory=list)
+    cells: Dict[int, Tuple[str, str]] = field(default_factory=dict)  # notebook diffs
+
+    def to_json(self) -> dict:
+        return {"findings": self.findings, "remaining": self.remaining,
+                "new_text": self.new_text if self.changed else None, "changed": self.changed,
+                "errors": self.errors,
+                "cells": {str(k): list(v) for k, v in self.cells.items()}}
+
+    @classmethod
+    def from_json(cls, d: dict, text: str) -> "Outcome":
+        return cls(d["findings"], d["remaining"], d["new_text"] if d["changed"] else text,
+                   d["changed"], d.get("errors", []),
+                   {int(k): (v[0], v[1]) for k, v in d.get("cells", {}).items()})
+
+
+def _check(code: str, settings: cfg.Settings, path: str, fix: bool):
+    """Engine + noqa + selection on one program; returns (result, kept findings)."""
+    try:
+        res = _engine_call(code, fix=fix, **_engine_args(settings, path))
+    except Exception as exc:
+        if type(exc).__name__ == "ParseError":
+            raise _parse_error(exc, code) from None
+        raise
+    found = _finding_dicts(res.findings, settings, path)
+    kept, _ = apply_noqa(found, code, report_unused=settings.report_unused_noqa)
+    kept = [f for f in kept if settings.selects(f["code"], path)]
+    return res, kept
+
+
+def upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
+    """One ``.py`` file's text through the engine (``_Parse`` if it does not parse)."""
+    res, findings = _check(text, settings, path, fix)
+    if not (fix and res.changed):
+        return Outcome(findings, findings, text, False)
+    try:
+        _, remaining = _check(res.code, settings, path, False)
+    except _Parse as exc:
+        raise RuntimeError(f"the rewrite produced code that does not parse ({exc.message}, "
+                           f"line {exc.line}); file left unchanged") from None
+    return Outcome(findings, remaining, res.code, True)
+
+
+def upgrade_notebook(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
+    """All code cells of a notebook as one program; positions become cell/line."""
+    from upgrader.notebook import Notebook, NotebookError, cell_of_line
+    nb = Notebook(text)
+    if not nb.is_python:
+        return Outcome([], [], text, False)
+    errors: List[dict] = []
+    excluded: set = set()
+    for _ in range(len(nb.cells) + 1):
+        prog = nb.program(exclude=excluded)
+        try:
+            res, found = _check(prog.code, settings, path, fix)
+            break
+        except _Parse as exc:
+            cell = cell_of_line(prog, exc.line)
+            if cell is None or cell in excluded:
+                raise
+            o = prog.origin(exc.line)
+            excluded.add(cell)
+            errors.append({"path": path, "line": o.line, "column": exc.column,
+                           "cell": cell + 1, "message": exc.message})
+    else:  # pragma: no cover - every cell excluded
+        return Outcome([], [], text, False, errors)
+    findings = [nb.map_finding(prog, f) for f in found]
+    if not (fix and res.changed):
+        return Outcome(findings, findings, text, False, errors)
+    try:
+        sources = nb.split(prog, res.code)
+    except NotebookError as exc:
+        errors.append({"path": path, "line": None, "column": None,
+                       "message": f"{exc}; notebook left unchanged"})
+        return Outcome(findings, findings, text, False, errors)
+    new_text = nb.with_sources(sources)
+    if new_text == text:
+        return Outcome(findings, findings, text, False, errors)
+    nb2 = Notebook(new_text)
+    prog2 = nb2.program(exclude=excluded)
+    try:
+        _, left = _check(prog2.code, settings, path, False)
+    except _Parse as exc:
+        raise RuntimeError(f"the rewrite produced code that does not parse ({exc.message}); "
+                           "notebook left unchanged") from None
+    remaining = [nb2.map_finding(prog2, f) for f in left]
+    old_by_index = {c.index: c.source for c in nb.cells}
+    cells = {i: (old_by_index[i], s) for i, s in sources.items() if s != old_by_index[i]}
+    return Outcome(findings, remaining, new_text, True, errors, cells)
+
+
+# ------------------------------------------------------------------------------ diff
+
+def unified_diff(old: str, new: str, path: str, label: str = "") -> str:
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    out = []
+    for line in difflib.unified_diff(a, b, f"a/{path}{label}", f"b/{path}{label}"):
+        if not line.endswith(("\n", "\r")):
+            line += "\n\\ No newline at end of file\n"
+        out.append(line)
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------ one file
+
+_in_worker = False
+_pending_sigint = False
+
+
+@contextmanager
+def _defer_sigint():
+    """Hold Ctrl-C while a file is being committed, so the report knows it was written."""
+    if _in_worker or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    global _pending_sigint
+    _pending_sigint = False
+
+    def handler(signum, frame):
+        global _pending_sigint
+        _pending_sigint = True
+
+    try:
+        old = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # pragma: no cover - not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if _pending_sigint:
+            _pending_sigint = False
+            raise KeyboardInterrupt
+
+
+def _strip_private(findings: List[dict]) -> List[dict]:
+    return [{k: v for k, v in f.items() if not k.startswith("_")} for f in findings]
+
+
+def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> FileResult:
+    """Check, diff or fix one file; every problem lands in ``FileResult.errors``."""
+    fr = FileResult(path=path, kind=file_kind(Path(path)))
+    try:
+        if sf is None:
+            sf = read_source(path, max_bytes=opts.max_bytes)
+    except FileError as exc:
+        fr.error(exc.message, exc.line, exc.column)
+        return fr
+    fix = opts.mode != "check"
+    settings = opts.settings
+    cache = Cache(opts.cache_root or settings.root, enabled=opts.use_cache)
+    key = cache.key(sf.raw, fr.kind, "fix" if fix else "check", settings.fingerprint(path), path)
+    outcome = None
+    hit = cache.get(key)
+    if hit is not None:
+        try:
+            outcome = Outcome.from_json(hit, sf.text)
+            fr.cached = True
+        except (KeyError, TypeError, ValueError):
+            outcome = None
+    if outcome is None:
+        try:
+            run = upgrade_notebook if fr.kind == "notebook" else upgrade_python
+            outcome = run(sf.text, settings, path, fix)
+        except _Parse as exc:
+            fr.error(exc.message, exc.line, exc.column)
+            cache.put(key, Outcome([], [], sf.text, False, list(fr.errors)).to_json())
+            return fr
+        except Exception as exc:  # a bug must not stop the other files
+            msg = str(exc) if isinstance(exc, RuntimeError) else \
+                f"internal error ({type(exc).__name__}: {exc}); file left unchanged"
+            if os.environ.get("PADDLE_UPGRADE_DEBUG"):
+                msg += "\n" + traceback.format_exc()
+            fr.error(msg)
+            return fr
+        cache.put(key, outcome.to_json())
+    fr.findings = _strip_private(outcome.findings)
+    fr.remaining = _strip_private(outcome.remaining)
+    fr.errors.extend(outcome.errors)
+    fr.fixed = sum(1 for f in outcome.findings if f.get("_applied")) if outcome.changed else 0
+    if not fix or not outcome.changed:
+        return fr
+    fr.changed = True
+    if fr.kind == "notebook" and outcome.cells:
+        fr.diff = "".join(unified_diff(old, new, path, f" (cell {i + 1})")
+                          for i, (old, new) in sorted(outcome.cells.items()))
+    else:
+        fr.diff = unified_diff(sf.text, outcome.new_text, path)
+    if opts.mode == "fix":
+        try:
+            with _defer_sigint():
+                write_source(sf, outcome.new_text, backup_dir=opts.backup_dir)
+                fr.written = True
+        except FileError as exc:
+            fr.error(exc.message, exc.line, exc.column)
+            fr.remaining = fr.findings  # nothing was rewritten
+    return fr
+
+
+# ------------------------------------------------------------------------ the run
+
+def _worker_init() -> None:
+    global _in_worker
+    _in_worker = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    if sys.platform.startswith("linux"):
+        try:  # die with the parent (PR_SET_PDEATHSIG): no orphan keeps writing
+            import ctypes
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+        except Exception:
+            pass
+
+
+def _worker(path: str, opts: Options) -> FileResult:
+    return process_file(path, opts)
+
+
+def git_dirty(paths: Sequence) -> List[str]:
+    """Files under ``paths`` with uncommitted changes, if they are in a git work tree."""
+    dirty: List[str] = []
+    tops: Dict[str, List[str]] = {}
+    for p in paths:
+        a = os.path.abspath(p)
+        d = a if os.path.isdir(a) else os.path.dirname(a)
+        try:
+            top = subprocess.run(["git", "-C", d, "rev-parse", "--show-toplevel"],
+                                 capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            return []
+        if top.returncode != 0:
+            continue
+        tops.setdefault(top.stdout.strip(), []).append(a)
+    for top, targets in tops.items():
+        try:
+            st = subprocess.run(["git", "-C", top, "status", "--porcelain", "-z",
+                                 "--untracked-files=no", "--", *targets],
+                                capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for rec in st.stdout.split("\0"):
+            if len(rec) > 3:
+                dirty.append(os.path.join(top, rec[3:]))
+    return dirty
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled or total < 2 or not sys.stderr.isatty() or os.environ.get("CI"):
+        return None
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    except ImportError:  # pragma: no cover
+        return None
+    return Progress(TextColumn("paddle-upgrade"), BarColumn(), MofNCompleteColumn(),
+                    console=Console(stderr=True), transient=True)
+
+
+def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings] = None,
+        jobs: Optional[int] = None, use_cache: bool = True, backup_dir=None,
+        require_clean: bool = False, progress: bool = False, prefilter: bool = True,
+        max_bytes: int = MAX_FILE_BYTES) -> RunReport:
+    """Check (``mode="check"``), preview (``"diff"``) or rewrite (``"fix"``) files and trees."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    paths = [str(p) for p in paths]
+    settings = settings if settings is not None else cfg.resolve(paths)
+    report = RunReport(mode=mode, unsafe_fixes=settings.unsafe_fixes)
+    files, errors = discover(paths, settings.exclude, settings.extend_exclude,
+                             config_root=settings.root)
+    report.errors.extend(e.to_dict() for e in errors)
+    if mode == "fix":
+        dirty = git_dirty(paths) if files else []
+        if dirty and require_clean:
+            report.errors.append({"path": dirty[0], "line": None, "column": None, "message": (
+                f"{len(dirty)} file(s) under the target have uncommitted changes; commit or "
+                "stash them first (or drop --require-clean)")})
+            return report
+        if dirty:
+            report.warnings.append(
+                f"{len(dirty)} file(s) under the target have uncommitted changes in git; "
+                "the rewrite will be mixed with them (commit first to review it with git diff)")
+    opts = Options(mode=mode, settings=settings, use_cache=use_cache, cache_root=settings.root,
+                   backup_dir=Path(backup_dir).resolve() if backup_dir else None,
+                   max_bytes=max_bytes, prefilter=prefilter)
+    markers = legacy_markers()
+    results: Dict[int, FileResult] = {}
+    tasks: List[Tuple[int, str]] = []
+    for i, p in enumerate(files):
+        path = str(p)
+        if prefilter:
+            try:
+                size = os.path.getsize(p)
+                if size > max_bytes:
+                    raise FileError(p, None, f"file too large ({size // 1024} KiB > "
+                                    f"{max_bytes // 1024} KiB); skipped")
+                with open(p, "rb") as fh:
+                    raw = fh.read()
+            except (FileError, OSError) as exc:
+                fr = FileResult(path=path, kind=file_kind(p))
+                fr.error(exc.message if isinstance(exc, FileError)
+                         else f"cannot read: {exc.strerror or exc}")
+                results[i] = fr
+                continue
+            if not is_candidate(raw, markers, noqa=settings.report_unused_noqa):
+                results[i] = FileResult(path=path, kind=file_kind(p), skipped="no legacy marker")
+                continue
+        tasks.append((i, path))
+    jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    jobs = min(jobs, len(tasks)) if tasks else 1
+    bar = _progress(len(tasks), progress)
+    try:
+        if bar:
+            bar.start()
+            task_id = bar.add_task("files", total=len(tasks))
+        step = (lambda: bar.advance(task_id)) if bar else (lambda: None)
+        if jobs <= 1:
+            report.interrupted = _run_serial(tasks, opts, results, step)
+        else:
+            report.interrupted = _run_pool(tasks, opts, results, jobs, step)
+    finally:
+        if bar:
+            bar.stop()
+    report.files = [results[i] for i in sorted(results)]
+    return report
+
+
+def _run_serial(tasks, opts: Options, results: Dict[int, FileResult], step) -> bool:
+    for i, path in tasks:
+        try:
+            results[i] = process_file(path, opts)
+        except KeyboardInterrupt:
+            return True
+        step()
+    return False
+
+
+def _run_pool(tasks, opts: Options, results: Dict[int, FileResult], jobs: int, step) -> bool:
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() \
+        else None
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    futures = {}
+    interrupted = False
+    try:
+        futures = {ex.submit(_worker, path, opts): i for i, path in tasks}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except BrokenProcessPool:
+                break
+            except Exception as exc:  # pragma: no cover - process_file catches its own
+                fr = FileResult(path=dict(tasks)[i])
+                fr.error(f"internal error ({type(exc).__name__}: {exc}); file left unchanged")
+                results[i] = fr
+            step()
+    except KeyboardInterrupt:
+        interrupted = True
+        for fut in futures:
+            fut.cancel()
+        try:
+            ex.shutdown(wait=True, cancel_futures=True)  # running files finish atomically
+        except KeyboardInterrupt:  # pragma: no cover - second Ctrl-C
+            pass
+        for fut, i in futures.items():
+            if i not in results and fut.done() and not fut.cancelled() and fut.exception() is None:
+                results[i] = fut.result()
+        return interrupted
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+    # a crashed worker (out of memory, ...): finish the rest here, one by one
+    rest = [(i, p) for i, p in tasks if i not in results]
+    if rest:
+        return _run_serial(rest, opts, results, step)
+    return interrupted
