@@ -110,8 +110,11 @@ def _environment(env):
     return merged
 
 
-def execute_program(python, path, env=None, timeout=300, cwd=None, args=()):
-    """Run ``python path *args`` and return a :class:`ProgramRun` (never raises on exit status).
+def execute_program(python, path, env=None, timeout=300, cwd=None, args=(), interpreter_args=()):
+    """Run ``python *interpreter_args path *args``; return a :class:`ProgramRun`.
+
+    Never raises on the exit status. ``interpreter_args=("-m", "compat")`` runs the
+    program through the compat runtime.
 
     *env* entries are added to (value ``None``: removed from) the current environment.
     The program runs in *cwd*, or in a fresh temporary directory removed afterwards.
@@ -123,7 +126,7 @@ def execute_program(python, path, env=None, timeout=300, cwd=None, args=()):
     started = time.time()
     try:
         proc = subprocess.Popen(
-            [python, path] + list(args), cwd=workdir, env=_environment(env),
+            [python] + list(interpreter_args) + [path] + list(args), cwd=workdir, env=_environment(env),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
@@ -139,13 +142,14 @@ def execute_program(python, path, env=None, timeout=300, cwd=None, args=()):
                       time.time() - started)
 
 
-def run_program(python, path, env=None, timeout=300, cwd=None, args=()):
+def run_program(python, path, env=None, timeout=300, cwd=None, args=(), interpreter_args=()):
     """Run a program and return its parsed results ``{name: {"shape","dtype","values"}}``.
 
     Raises :class:`ProgramError` (with the output tail) when the program fails or
-    reports nothing.
+    reports nothing. See :func:`execute_program` for the arguments.
     """
-    run = execute_program(python, path, env=env, timeout=timeout, cwd=cwd, args=args)
+    run = execute_program(python, path, env=env, timeout=timeout, cwd=cwd, args=args,
+                          interpreter_args=interpreter_args)
     if run.returncode != 0:
         raise ProgramError("%s: exited with status %s" % (path, run.returncode),
                            run.returncode, run.stdout, run.stderr)
