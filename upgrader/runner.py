@@ -218,6 +218,10 @@ def python2_hint(text: str, line: Optional[int] = None) -> bool:
     return _PY2_STMT.search(text) is not None
 
 
+class _Refused(Exception):
+    """The rewrite is not safe to write; the message says why."""
+
+
 class _Parse(Exception):
     def __init__(self, message: str, line: Optional[int], column: Optional[int]):
         super().__init__(message)
@@ -278,7 +282,7 @@ def upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> O
     try:
         _, remaining = _check(res.code, settings, path, False)
     except _Parse as exc:
-        raise RuntimeError(f"the rewrite produced code that does not parse ({exc.message}, "
+        raise _Refused(f"the rewrite produced code that does not parse ({exc.message}, "
                            f"line {exc.line}); file left unchanged") from None
     return Outcome(findings, remaining, res.code, True)
 
@@ -323,7 +327,7 @@ def upgrade_notebook(text: str, settings: cfg.Settings, path: str, fix: bool) ->
     try:
         _, left = _check(prog2.code, settings, path, False)
     except _Parse as exc:
-        raise RuntimeError(f"the rewrite produced code that does not parse ({exc.message}); "
+        raise _Refused(f"the rewrite produced code that does not parse ({exc.message}); "
                            "notebook left unchanged") from None
     remaining = [nb2.map_finding(prog2, f) for f in left]
     old_by_index = {c.index: c.source for c in nb.cells}
@@ -410,7 +414,7 @@ def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> F
             cache.put(key, Outcome([], [], sf.text, False, list(fr.errors)).to_json())
             return fr
         except Exception as exc:  # a bug must not stop the other files
-            msg = str(exc) if isinstance(exc, RuntimeError) else \
+            msg = str(exc) if isinstance(exc, _Refused) else \
                 f"internal error ({type(exc).__name__}: {exc}); file left unchanged"
             if os.environ.get("PADDLE_UPGRADE_DEBUG"):
                 msg += "\n" + traceback.format_exc()
