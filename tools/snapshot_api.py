@@ -7,18 +7,21 @@ target exists and accepts the keywords it emits needs no Paddle.
 Output (deterministic: sorted keys, no memory addresses)::
 
     {"paddle_version": "3.3.1",
-     "apis": {"paddle.sum": {"kind": "function",
+     "apis": {"paddle.sum": {"kind": "function", "in_all": true,
                              "params": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD",
                                          "default": null}, ...],
                              "deprecated": false}, ...}}
 
 What is walked
     The public namespaces in :data:`NAMESPACES`. For each module, the names in its
-    ``__all__`` when that is present and non-empty. A module without ``__all__`` (or
-    with an empty one, e.g. ``paddle.reader``, ``paddle.nn.clip``, ``paddle.dataset``)
-    contributes its non-underscore attributes that Paddle itself defines (the object's
-    ``__module__`` starts with ``paddle``, or it is a submodule of that module); names it
-    merely imports from the standard library or typing are left out. Every walked
+    ``__all__`` plus its other non-underscore attributes that Paddle itself defines (the
+    object's ``__module__`` starts with ``paddle``, or it is a submodule of that module);
+    names it merely imports from the standard library or typing are left out. Paddle's
+    ``__all__`` lists are incomplete (``paddle.set_device``, ``paddle.XPUPlace``,
+    ``paddle.is_compiled_with_cuda``, ``paddle.static.Scope`` are documented but not in
+    them), so ``in_all`` records whether a name is listed (``true`` as well for every name
+    of a module whose ``__all__`` is missing or empty, e.g. ``paddle.reader``,
+    ``paddle.nn.clip``, ``paddle.dataset``). Every walked
     module is recorded too (kind ``module``). Modules in :data:`WALK_SUBMODULES` also
     have their direct submodules walked (``paddle.dataset.mnist`` ...). A name is
     recorded under every dotted path it is reachable by (``paddle.add`` and
@@ -38,11 +41,13 @@ What is walked
     removed, or ``null`` for a parameter without a default. ``params`` is ``null`` when
     no signature can be read (some pybind builtins).
 
-Methods
-    For every class, the public methods defined in the class body itself (plain
-    functions, ``staticmethod``, ``classmethod``; not inherited ones, not properties) are
-    recorded as ``<class path>.<method>`` with kind ``function``; ``self``/``cls`` is
-    dropped from their parameters (``paddle.nn.BeamSearchDecoder.tile_beam_merge_with_batch``).
+Class members
+    For every class, the public members defined in the class body itself (not inherited
+    ones, not properties) are recorded as ``<class path>.<member>``: methods (plain,
+    ``staticmethod``, ``classmethod``, pybind) with kind ``function`` and ``self``/``cls``
+    dropped from their parameters
+    (``paddle.nn.BeamSearchDecoder.tile_beam_merge_with_batch``); nested classes and enum
+    values (``paddle.static.BuildStrategy.ReduceStrategy.Reduce``), two levels deep.
 
 ``deprecated``
     Paddle marks deprecated APIs with ``paddle.utils.deprecated.deprecated``. That
@@ -198,22 +203,21 @@ def _signature(obj, kind: str):
 
 
 def _public_names(mod: types.ModuleType):
-    names = getattr(mod, "__all__", None)
-    if names:
-        return [n for n in names if isinstance(n, str)]
-    out = []
+    """``(name, in_all)`` for the module's ``__all__`` plus the public names Paddle defines."""
+    listed = [n for n in (getattr(mod, "__all__", None) or []) if isinstance(n, str)]
+    out = {n: True for n in listed}
     for n in dir(mod):
-        if n.startswith("_"):
+        if n.startswith("_") or n in out:
             continue
         obj = getattr(mod, n, None)
         if isinstance(obj, types.ModuleType):
             if obj.__name__.startswith(mod.__name__ + "."):
-                out.append(n)
+                out[n] = not listed
             continue
         owner = getattr(obj, "__module__", None) or ""
         if isinstance(owner, str) and owner.split(".")[0] == "paddle":
-            out.append(n)
-    return out
+            out[n] = not listed
+    return sorted(out.items())
 
 
 def snapshot() -> dict:
@@ -221,34 +225,41 @@ def snapshot() -> dict:
 
     apis = {}
 
-    def record(dotted, obj):
+    def record(dotted, obj, in_all=True, depth=0):
         kind = _kind(obj)
         apis[dotted] = {
             "kind": kind,
             "params": _signature(obj, kind) if kind in ("function", "class") else None,
             "deprecated": _is_deprecated(obj) if kind != "module" else False,
+            "in_all": in_all,
         }
-        if kind == "class":
-            for mname, raw in sorted(vars(obj).items()):
-                if mname.startswith("_"):
-                    continue
-                if isinstance(raw, staticmethod):
-                    func, drop = raw.__func__, False
-                elif isinstance(raw, classmethod):
-                    func, drop = raw.__func__, True
-                elif inspect.isfunction(raw):
-                    func, drop = raw, True
-                else:
-                    continue
-                try:
-                    params = _params(inspect.signature(func), drop_first=drop)
-                except (TypeError, ValueError):
-                    params = None
-                apis[f"{dotted}.{mname}"] = {
-                    "kind": "function",
-                    "params": params,
-                    "deprecated": _is_deprecated(func),
-                }
+        if kind != "class" or depth >= 2:
+            return
+        for mname, raw in sorted(vars(obj).items()):
+            if mname.startswith("_") or isinstance(raw, property):
+                continue
+            member = f"{dotted}.{mname}"
+            if isinstance(raw, staticmethod):
+                func, drop = raw.__func__, False
+            elif isinstance(raw, classmethod):
+                func, drop = raw.__func__, True
+            elif inspect.isfunction(raw):
+                func, drop = raw, True
+            elif inspect.isclass(raw) or not callable(raw):
+                if inspect.isclass(raw) or type(raw).__module__.split(".")[0] == "paddle" \
+                        or isinstance(raw, (int, float, str, bool)):
+                    record(member, raw, in_all, depth + 1)  # nested classes, enum values
+                continue
+            else:  # builtin methods of pybind classes
+                apis[member] = {"kind": "function", "params": _signature(raw, "function"),
+                                "deprecated": False, "in_all": in_all}
+                continue
+            try:
+                params = _params(inspect.signature(func), drop_first=drop)
+            except (TypeError, ValueError):
+                params = None
+            apis[member] = {"kind": "function", "params": params,
+                            "deprecated": _is_deprecated(func), "in_all": in_all}
 
     todo = list(NAMESPACES)
     done = set()
@@ -263,13 +274,13 @@ def snapshot() -> dict:
             print(f"skip {modname}: {type(exc).__name__}: {exc}", file=sys.stderr)
             continue
         record(modname, mod)
-        for name in _public_names(mod):
+        for name, in_all in _public_names(mod):
             try:
                 obj = getattr(mod, name)
             except Exception:
                 continue
             dotted = f"{modname}.{name}"
-            record(dotted, obj)
+            record(dotted, obj, in_all)
             if (modname in WALK_SUBMODULES and isinstance(obj, types.ModuleType)
                     and obj.__name__.startswith(modname + ".")):
                 todo.append(dotted)
