@@ -139,58 +139,25 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     out: List[Tuple[str, cst.BaseExpression, Optional[cst.Arg]]] = []  # (new kw, value, original arg)
     wraps: List[Tuple[str, Dict[str, cst.BaseExpression]]] = []
     notes: List[str] = []
-    passed = sorted(bound.values, key=lambda n: order[n])
+    passed = list(bound.values)  # source order: keywords stay where the user put them
+    commas: Dict[int, cst.Comma] = {}  # out index -> separator of a dropped argument after it
     for pname in passed:
         arg = bound.values[pname]
-        value = arg.value
-        src = code_of(value)
-        spec = entry.args.get(pname)
-        newname = pname
-        if spec is not None:
-            param = entry.param(pname)
-            default = param.default if param and param.has_default else None
-            if spec.manual_if_set:
-                if default is not None and same_value(src, default):
-                    continue
-                return Manual(f"{pname}={src}: {spec.manual_if_set}")
-            if spec.drop:
-                continue
-            if spec.drop_if_default:
-                if default is not None and same_value(src, default):
-                    continue
-                return Manual(f"{pname}={src} differs from the 1.8 default {default}; "
-                              f"the modern API has no '{pname}'")
-            if spec.act:
-                w = act_wrapper(src)
-                if isinstance(w, Manual):
-                    return w
-                if w is not None:
-                    wraps.append((w, {}))
-                continue
-            if spec.wrap:
-                if spec.unless is not None and same_value(src, spec.unless):
-                    continue
-                wraps.append((spec.wrap, {"": _paren(value)}))
-                continue
-            if spec.values is not None:
-                kind, val = literal(src)
-                if kind != "ok":
-                    return Manual(f"{pname}={src} is not a literal; map its value by hand "
-                                  f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
-                for k, v in spec.values.items():
-                    if same_value(k, src):
-                        value = cst.parse_expression(v)
-                        break
-            if spec.transform:
-                value = fill(spec.transform, {"": _paren(value)})
-            newname = spec.rename or pname
-        out.append((newname, value, arg))
+        before = len(out)
+        try:
+            res = _map_one(entry, pname, arg, out, wraps)
+        finally:
+            if len(out) == before and out and isinstance(arg.comma, cst.Comma):
+                # a dropped argument's separator (maybe a line break) follows the previous one
+                commas[len(out) - 1] = arg.comma
+        if isinstance(res, Manual):
+            return res
     for pname, spec in entry.args.items():
         if pname not in bound.values and spec.default is not None:
             out.append((spec.rename or pname, cst.parse_expression(spec.default), None))
     for k, v in entry.extra.items():
         out.append((k, cst.parse_expression(v), None))
-    args = _emit_args(entry, bound, out, call)
+    args = _emit_args(entry, bound, out, call, commas)
     if isinstance(args, Manual):
         return args
     new: cst.BaseExpression = call.with_changes(func=target, args=args)
@@ -201,7 +168,8 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     return new, notes
 
 
-def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call):
+def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
+    commas = commas or {}
     tparams = target_params(entry.target)
     positional_ok: List[str] = []
     if tparams is not None:
@@ -240,8 +208,57 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call):
     for i, a in enumerate(args):
         if i == len(args) - 1:
             fixed.append(a.with_changes(comma=last_comma))
-        elif a.comma is cst.MaybeSentinel.DEFAULT or (i < len(call.args) - 1 and False):
+        elif i in commas:
+            fixed.append(a.with_changes(comma=commas[i]))
+        elif a.comma is cst.MaybeSentinel.DEFAULT:
             fixed.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
         else:
             fixed.append(a)
     return fixed
+
+
+def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps):
+    """Map one bound argument; appends to ``out``/``wraps`` or returns Manual."""
+    value = arg.value
+    src = code_of(value)
+    spec = entry.args.get(pname)
+    newname = pname
+    if spec is not None:
+        param = entry.param(pname)
+        default = param.default if param and param.has_default else None
+        if spec.manual_if_set:
+            if default is not None and same_value(src, default):
+                return None
+            return Manual(f"{pname}={src}: {spec.manual_if_set}")
+        if spec.drop:
+            return None
+        if spec.drop_if_default:
+            if default is not None and same_value(src, default):
+                return None
+            return Manual(f"{pname}={src} differs from the 1.8 default {default}; "
+                          f"the modern API has no '{pname}'")
+        if spec.act:
+            w = act_wrapper(src)
+            if isinstance(w, Manual):
+                return w
+            if w is not None:
+                wraps.append((w, {}))
+            return None
+        if spec.wrap:
+            if spec.unless is not None and same_value(src, spec.unless):
+                return None
+            wraps.append((spec.wrap, {"": _paren(value)}))
+            return None
+        if spec.values is not None:
+            kind, val = literal(src)
+            if kind != "ok":
+                return Manual(f"{pname}={src} is not a literal; map its value by hand "
+                              f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
+            for k, v in spec.values.items():
+                if same_value(k, src):
+                    value = cst.parse_expression(v)
+                    break
+        if spec.transform:
+            value = fill(spec.transform, {"": _paren(value)})
+        newname = spec.rename or pname
+    out.append((newname, value, arg))
