@@ -257,3 +257,11 @@ def test_save_load_dygraph_keep_1x_files():
 def test_save_dygraph_of_unknown_dict_is_manual():
     r = up("import paddle.fluid as fluid\nfluid.save_dygraph(state, 'm')\n")
     assert r.findings[0].fix == "manual"
+
+
+def test_full_reduction_keeps_1x_shape_1():
+    out = fixed("import paddle.fluid as fluid\na = fluid.layers.reduce_mean(x)\nb = fluid.layers.reduce_mean(x, dim=1)\n"
+                "c = fluid.layers.reduce_mean(x, None, True)\n")
+    assert "a = paddle.atleast_1d(paddle.mean(x))" in out
+    assert "b = paddle.mean(x, axis=1)" in out
+    assert "c = paddle.atleast_1d(paddle.mean(x, None, keepdim=True))" in out

@@ -155,6 +155,12 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     for pname, spec in entry.args.items():
         if pname not in bound.values and spec.default is not None:
             out.append((spec.rename or pname, cst.parse_expression(spec.default), None))
+        if spec.wrap_if_default is not None:
+            param = entry.param(pname)
+            arg = bound.values.get(pname)
+            if arg is None or (param is not None and param.has_default
+                               and same_value(code_of(arg.value), param.default)):
+                wraps.append((spec.wrap_if_default, {}))
     for k, v in entry.extra.items():
         out.append((k, cst.parse_expression(v), None))
     args = _emit_args(entry, bound, out, call, commas)

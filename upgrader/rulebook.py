@@ -29,7 +29,7 @@ KINDS = {"function", "class", "constant", "module"}
 SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
-            "act", "wrap", "unless", "default"}
+            "act", "wrap", "unless", "default", "wrap_if_default"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns"}
@@ -62,6 +62,7 @@ class ArgSpec:
     wrap: Optional[str] = None
     unless: Optional[str] = None
     default: Optional[str] = None
+    wrap_if_default: Optional[str] = None
 
 
 @dataclass
@@ -146,8 +147,10 @@ def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
     if unknown:
         raise _err(file, name, f"args.{pname}: unknown key(s) {sorted(unknown)}")
     spec = ArgSpec(**raw)
-    if spec.wrap is not None and "{call}" not in spec.wrap:
-        raise _err(file, name, f"args.{pname}.wrap must contain {{call}}")
+    for key in ("wrap", "wrap_if_default"):
+        t = getattr(spec, key)
+        if t is not None and "{call}" not in t:
+            raise _err(file, name, f"args.{pname}.{key} must contain {{call}}")
     return spec
 
 

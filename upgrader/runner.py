@@ -9,6 +9,7 @@ are reported, no file is left half-written.
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import re
@@ -279,12 +280,40 @@ def upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> O
     res, findings = _check(text, settings, path, fix)
     if not (fix and res.changed):
         return Outcome(findings, findings, text, False)
+    new_code = _keep_final_newline(text, res.code)
+    if new_code == text:
+        return Outcome(findings, findings, text, False)
+    _same_syntax(text, new_code)
     try:
-        _, remaining = _check(res.code, settings, path, False)
+        _, remaining = _check(new_code, settings, path, False)
     except _Parse as exc:
         raise _Refused(f"the rewrite produced code that does not parse ({exc.message}, "
-                           f"line {exc.line}); file left unchanged") from None
-    return Outcome(findings, remaining, res.code, True)
+                       f"line {exc.line}); file left unchanged") from None
+    return Outcome(findings, remaining, new_code, True)
+
+
+def _keep_final_newline(old: str, new: str) -> str:
+    """libcst drops a final lone ``\r`` (old Mac line end); put the file's ending back."""
+    for nl in ("\r\n", "\r", "\n"):
+        if old.endswith(nl):
+            if new and not new.endswith(("\n", "\r")):
+                return new + nl
+            break
+    return new
+
+
+def _same_syntax(old: str, new: str) -> None:
+    """The interpreter must still accept the rewritten code if it accepted the original."""
+    try:
+        ast.parse(old)
+    except (SyntaxError, ValueError):
+        return
+    try:
+        ast.parse(new)
+    except (SyntaxError, ValueError) as exc:
+        raise _Refused(f"the rewrite produced code that does not parse "
+                       f"({getattr(exc, 'msg', exc)}, line {getattr(exc, 'lineno', '?')}); "
+                       "file left unchanged") from None
 
 
 def upgrade_notebook(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
@@ -324,11 +353,12 @@ def upgrade_notebook(text: str, settings: cfg.Settings, path: str, fix: bool) ->
         return Outcome(findings, findings, text, False, errors)
     nb2 = Notebook(new_text)
     prog2 = nb2.program(exclude=excluded)
+    _same_syntax(prog.code, prog2.code)
     try:
         _, left = _check(prog2.code, settings, path, False)
     except _Parse as exc:
         raise _Refused(f"the rewrite produced code that does not parse ({exc.message}); "
-                           "notebook left unchanged") from None
+                       "notebook left unchanged") from None
     remaining = [nb2.map_finding(prog2, f) for f in left]
     old_by_index = {c.index: c.source for c in nb.cells}
     cells = {i: (old_by_index[i], s) for i, s in sources.items() if s != old_by_index[i]}
