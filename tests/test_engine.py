@@ -264,4 +264,4 @@ def test_full_reduction_keeps_1x_shape_1():
                 "c = fluid.layers.reduce_mean(x, None, True)\n")
     assert "a = paddle.atleast_1d(paddle.mean(x))" in out
     assert "b = paddle.mean(x, axis=1)" in out
-    assert "c = paddle.atleast_1d(paddle.mean(x, None, keepdim=True))" in out
+    assert "c = paddle.atleast_1d(paddle.mean(x, None, True))" in out
