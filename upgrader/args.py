@@ -193,6 +193,15 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
                 positional_ok.append(kw)
             else:
                 break
+    else:
+        # unknown target signature (e.g. a pybind class): positional arguments stay
+        # positional while the output's leading arguments are the legacy leading ones
+        for idx, (kw, _, orig) in enumerate(out):
+            if orig is None or orig.keyword is not None or idx >= len(bound.positional):
+                break
+            if orig is not bound.values[bound.positional[idx]]:
+                break  # an earlier positional argument was dropped: slots shifted
+            positional_ok.append(kw)
     seen = set()
     args: List[cst.Arg] = []
     for kw, value, orig in out:

@@ -421,6 +421,8 @@ def attach_todos(stmt, todos: List[str]):
 def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
-    if up.opts.fix:
+    insert = up.opts.fix and fixers.static_mode.wanted(up, module)
+    module = fixers.imports.clean(up, module, force_paddle=insert)
+    if insert:
         module = fixers.static_mode.insert(up, module)
-    return fixers.imports.clean(up, module)
+    return module

@@ -95,7 +95,7 @@ def _binds_module(module: cst.Module, name: str) -> bool:
     return False
 
 
-def clean(up, module: cst.Module) -> cst.Module:
+def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     used = _used_names(module)
     imap = collect_imports(module)
     remove = set()
@@ -118,7 +118,7 @@ def clean(up, module: cst.Module) -> cst.Module:
                       getattr(b, "imports_module", b.dotted), "paddle", "safe", applied=True)
     if not up.opts.fix:
         return module
-    needs_paddle = "paddle" in used and not _binds_paddle(module)
+    needs_paddle = ("paddle" in used or force_paddle) and not _binds_paddle(module)
     extra = sorted(m for m in up.needed_imports if not _binds_module(module, m))
     if not remove and not needs_paddle and not extra:
         return module

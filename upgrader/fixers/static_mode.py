@@ -142,15 +142,30 @@ def statement() -> cst.SimpleStatementLine:
     return cst.parse_statement(STATIC_CALL + "\n")  # type: ignore[return-value]
 
 
-def insert(up, module: cst.Module) -> cst.Module:
+def wanted(up, module: cst.Module) -> bool:
     facts: Facts = up.facts
     if not facts.static_outside_guard or facts.already_static or not up.opts.enabled(CODE):
-        return module
+        return False
+    body = list(module.body)
+    main_idx = next((i for i, s in enumerate(body) if _is_main_guard(s)), None)
+    runs = any(_runs_code(s) for s in body)
+    # a library module that only builds graphs gets none
+    return facts.module_level_static or runs or main_idx is not None
+
+
+def _imports_paddle(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.Import) and any(
+            (a.asname is None and (dotted_of(a.name) or "").split(".")[0] == "paddle")
+            or (a.asname is not None and a.asname.name.value == "paddle") for a in s.names)
+        for s in stmt.body)
+
+
+def insert(up, module: cst.Module) -> cst.Module:
+    facts: Facts = up.facts
     body: List[cst.BaseStatement] = list(module.body)
     main_idx = next((i for i, s in enumerate(body) if _is_main_guard(s)), None)
     runs = any(_runs_code(s) for s in body)
-    if not facts.module_level_static and not runs and main_idx is None:
-        return module  # a library module that only builds graphs
     if facts.module_level_static or runs or main_idx is None:
         idx = 0
         for i, s in enumerate(body):
@@ -160,6 +175,8 @@ def insert(up, module: cst.Module) -> cst.Module:
                 idx = i + 1
             else:
                 break
+        paddle_at = max((i for i, s in enumerate(body) if _imports_paddle(s)), default=-1)
+        idx = max(idx, paddle_at + 1)
         body.insert(idx, statement())
         return module.with_changes(body=body)
     main = body[main_idx]
