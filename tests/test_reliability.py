@@ -61,6 +61,7 @@ def cli(*args, cwd=None, timeout=600):
                           timeout=timeout)
 
 
+@pytest.mark.slow
 @needs_cli
 @needs_rule
 def test_sigkill_at_random_moments_leaves_every_file_original_or_upgraded(tmp_path):
@@ -100,11 +101,12 @@ def test_sigkill_at_random_moments_leaves_every_file_original_or_upgraded(tmp_pa
         n_up = sum(1 for k in upgradable if now[k] == after[k])
         if 0 < n_up < len(upgradable):
             partial += 1
-        if t % 5 == 0:  # a rerun finishes the job
+        if t % 10 == 0:  # a rerun finishes the job
             again = cli("fix", "--no-cache", d)
             assert again.returncode == 0, again.stdout + again.stderr
             assert hashes(d) == after
         shutil.rmtree(d)
+    print(f"reference run {duration:.1f}s; {partial}/{trials} kills landed mid-run")
     assert partial >= 1, "no kill landed in the middle of a run; the test proved nothing"
 
 
