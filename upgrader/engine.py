@@ -39,6 +39,7 @@ RULE_NAMES = {
     "PU205": "pool2d-class",
     "PU206": "embedding-size",
     "PU207": "optimizer-minimize",
+    "PU208": "program-clone-for-test",
     "PU301": "device-place",
     "PU302": "device-query",
 }
@@ -303,6 +304,7 @@ class Upgrader(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         entry = self.handled_calls.get(id(original.func))
         if entry is None:
+            updated = fixers.program_clone.check_call(self, original, updated)
             return fixers.layer_act.wrap_self_call(self, original, updated)
         if entry.structural:
             fixer = fixers.CALL_FIXERS.get(entry.structural)
