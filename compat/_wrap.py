@@ -1,0 +1,461 @@
+"""Build a 1.x-compatible callable from a rule entry.
+
+The wrapper has the entry's legacy signature (positional order and defaults), maps the
+arguments exactly as the rule's ``args`` say (rename / drop / drop_if_default /
+manual_if_set / transform / values / act / wrap / default), adds the entry's ``extra``
+keywords, calls the target resolved from ``paddle`` with keywords only, and applies the
+entry-level ``wrap``. Manual entries (and entries whose target is missing) give a stub
+that raises :class:`compat.LegacyAPIError` with the migration note.
+
+Wrappers are generated as Python source once per entry (like ``dataclasses``), so a call
+costs one extra frame and a dict of keywords: no ``inspect`` and no binding per call.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import keyword
+from typing import Any, Dict, List, Optional
+
+from compat import LegacyAPIError
+from compat import _runtime
+from compat._runtime import manual_error, registry
+
+__all__ = ["build", "resolve", "UNSET", "apply_act", "clear_cache"]
+
+
+class _Unset(object):
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<not passed>"
+
+    def __bool__(self):
+        return False
+
+
+UNSET = _Unset()
+
+_cache: Dict[str, Any] = {}
+
+
+def clear_cache() -> None:
+    _cache.clear()
+
+
+# -- target resolution ---------------------------------------------------------------
+
+def resolve(dotted: str):
+    """``"paddle.nn.functional.relu"`` -> the object (module imports as needed)."""
+    parts = dotted.split(".")
+    obj = None
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+# -- activations (the 1.x ``act=`` strings) -------------------------------------------
+
+def _act_table():
+    import paddle
+    import paddle.nn.functional as F
+    return {
+        "relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh, "softmax": F.softmax,
+        "relu6": F.relu6, "elu": F.elu, "gelu": F.gelu, "selu": F.selu,
+        "leaky_relu": lambda x: F.leaky_relu(x, 0.02),           # 1.x op default alpha
+        "hard_sigmoid": lambda x: F.hardsigmoid(x, slope=0.2, offset=0.5),
+        "hard_swish": F.hardswish, "swish": F.swish, "softplus": F.softplus,
+        "softsign": F.softsign, "logsigmoid": F.log_sigmoid, "tanh_shrink": F.tanhshrink,
+        "softshrink": F.softshrink, "hard_shrink": F.hardshrink,
+        "brelu": lambda x: paddle.clip(x, 0.0, 24.0),
+        "stanh": lambda x: 1.7159 * paddle.tanh(0.67 * x),
+        "soft_relu": lambda x: paddle.log(1.0 + paddle.exp(paddle.clip(x, -40.0, 40.0))),
+        "exp": paddle.exp, "log": paddle.log, "sqrt": paddle.sqrt, "rsqrt": paddle.rsqrt,
+        "square": paddle.square, "abs": paddle.abs, "ceil": paddle.ceil,
+        "floor": paddle.floor, "round": paddle.round, "cos": paddle.cos, "sin": paddle.sin,
+        "reciprocal": paddle.reciprocal, "mish": F.mish,
+    }
+
+
+_ACTS: Optional[dict] = None
+
+
+def apply_act(x, act):
+    """Apply a 1.x ``act`` string (``None`` = identity)."""
+    global _ACTS
+    if act is None:
+        return x
+    if _ACTS is None:
+        _ACTS = _act_table()
+    fn = _ACTS.get(act)
+    if fn is None:
+        raise LegacyAPIError("act=%r: unknown 1.x activation; apply the activation "
+                             "explicitly with paddle.nn.functional" % (act,))
+    return fn(x)
+
+
+# -- helpers used by generated code --------------------------------------------------
+
+_PLAIN = (int, float, str, type(None), tuple, list)
+
+
+def _eq(value, default) -> bool:
+    """``value`` equals the legacy default (no tensor comparisons, bool is not int)."""
+    if value is default:
+        return True
+    if not isinstance(value, _PLAIN) or not isinstance(default, _PLAIN):
+        return False
+    if isinstance(value, bool) or isinstance(default, bool):
+        return type(value) is type(default) and value == default
+    try:
+        return bool(value == default)
+    except Exception:
+        return False
+
+
+def _vmap(table, value):
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        return value
+
+
+def _to_1x(out):
+    if getattr(out, "ndim", 1) == 0 and hasattr(out, "shape"):
+        import paddle
+        return paddle.reshape(out, [1])
+    return out
+
+
+class _Source(object):
+    """A legacy default that cannot be evaluated here, shown as its source text."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def _namespace():
+    import numpy
+    import paddle
+    return {"paddle": paddle, "np": numpy, "numpy": numpy, "float32": "float32"}
+
+
+def _eval(src: str, ns: dict):
+    try:
+        return ast.literal_eval(src)
+    except Exception:
+        pass
+    try:
+        return eval(compile(src, "<rule>", "eval"), dict(ns))  # noqa: S307 - rule data
+    except Exception:
+        return _Source(src)
+
+
+def _legacy_signature(params, ns, with_self=False) -> inspect.Signature:
+    out = []
+    if with_self:
+        out.append(inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    kinds = {"positional": inspect.Parameter.POSITIONAL_OR_KEYWORD,
+             "var_positional": inspect.Parameter.VAR_POSITIONAL,
+             "keyword_only": inspect.Parameter.KEYWORD_ONLY,
+             "var_keyword": inspect.Parameter.VAR_KEYWORD}
+    for p in params:
+        default = _eval(p.default, ns) if p.has_default else inspect.Parameter.empty
+        out.append(inspect.Parameter(p.name, kinds[p.kind], default=default))
+    return inspect.Signature(out)
+
+
+def _safe(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+# -- code generation -----------------------------------------------------------------
+
+class _Gen(object):
+    """Generates the argument-mapping body for one entry."""
+
+    def __init__(self, e, ns):
+        self.e = e
+        self.ns = ns
+        self.pre: List[str] = []
+        self.post: List[str] = []
+        self.act_param: Optional[str] = None
+        self.varpos: Optional[str] = None
+        self.sig_parts: List[str] = []
+        self.n = 0
+
+    def const(self, value) -> str:
+        self.n += 1
+        key = "_c%d" % self.n
+        self.ns[key] = value
+        return key
+
+    def run(self):
+        e = self.e
+        params = e.params or []
+        star_done = False
+        for p in params:
+            v = _safe(p.name)
+            if p.kind == "var_positional":
+                self.sig_parts.append("*" + v)
+                self.varpos = v
+                star_done = True
+                continue
+            if p.kind == "var_keyword":
+                self.sig_parts.append("**" + v)
+                self.pre.append("_kw.update(%s)" % v)
+                continue
+            if p.kind == "keyword_only" and not star_done:
+                self.sig_parts.append("*")
+                star_done = True
+            self.sig_parts.append("%s=_UNSET" % v if p.has_default else v)
+            self.param(p, v)
+        for k, src in e.extra.items():
+            self.pre.append("_kw[%r] = %s" % (k, src))
+
+    def param(self, p, v):
+        spec = self.e.args.get(p.name)
+        required = not p.has_default
+        passed = "True" if required else "%s is not _UNSET" % v
+        if spec is None:
+            self.pre.append(("_kw[%r] = %s" % (p.name, v)) if required
+                            else "if %s: _kw[%r] = %s" % (passed, p.name, v))
+            return
+        if spec.manual_if_set is not None:
+            err = self.const(manual_error(self.e.name, "argument %r: %s" % (p.name, spec.manual_if_set)))
+            self.pre.append("if %s: raise %s" % (passed, err))
+            return
+        if spec.drop:
+            return
+        if spec.act:
+            self.act_param = v
+            return
+        if spec.wrap is not None:
+            tmpl = spec.wrap.replace("{call}", "_out").replace("{}", "(%s)" % v)
+            cond = passed
+            if spec.unless is not None:
+                cond += " and not _eq(%s, %s)" % (v, self.const(_eval(spec.unless, self.ns)))
+            self.post.append("if %s: _out = %s" % (cond, tmpl))
+            return
+        if spec.drop_if_default:
+            if p.has_default:
+                d = self.const(_eval(p.default, self.ns))
+                err = self.const(manual_error(
+                    self.e.name, "argument %r has no equivalent in %s unless it keeps its "
+                    "1.x default %s" % (p.name, self.e.target, p.default)))
+                self.pre.append("if %s and not _eq(%s, %s): raise %s" % (passed, v, d, err))
+            return
+        new = spec.rename or p.name
+        expr = v
+        if spec.values:
+            table = {}
+            for k, val in spec.values.items():
+                table[_eval(k, self.ns)] = _eval(val, self.ns)
+            expr = "_vmap(%s, %s)" % (self.const(table), v)
+        if spec.transform:
+            expr = spec.transform.replace("{}", "(%s)" % expr)
+        if spec.default is not None:
+            self.pre.append("_kw[%r] = %s if %s is _UNSET else %s" % (new, spec.default, v, expr))
+        elif required:
+            self.pre.append("_kw[%r] = %s" % (new, expr))
+        else:
+            self.pre.append("if %s: _kw[%r] = %s" % (passed, new, expr))
+
+    def call(self, target_expr: str) -> List[str]:
+        star = "*%s, " % self.varpos if self.varpos else ""
+        return ["_out = %s(%s**_kw)" % (target_expr, star)]
+
+    def tail(self, act_expr: Optional[str]) -> List[str]:
+        lines = list(self.post)
+        if self.e.wrap:
+            lines.append("_out = " + self.e.wrap.replace("{call}", "_out"))
+        if act_expr:
+            lines.append("if %s is not None and %s is not _UNSET: _out = _apply_act(_out, %s)"
+                         % (act_expr, act_expr, act_expr))
+        return lines
+
+
+def _base_ns(e, target) -> dict:
+    ns = _namespace()
+    ns.update({"_UNSET": UNSET, "_target": target, "_eq": _eq, "_vmap": _vmap,
+               "_apply_act": apply_act, "_to_1x": _to_1x, "_name": e.name,
+               "_warned": _runtime._warned, "_warn_once": _runtime.warn_once})
+    return ns
+
+
+def _compile(src: str, ns: dict, fname: str):
+    code = compile(src, "<compat %s>" % fname, "exec")
+    exec(code, ns)  # noqa: S102 - generated from rule data
+    return ns[fname]
+
+
+def _make_function(e, target):
+    ns = _base_ns(e, target)
+    g = _Gen(e, ns)
+    g.run()
+    fname = _safe(e.name.rsplit(".", 1)[-1])
+    body = ["if _name not in _warned: _warn_once(_name, None, 3)", "_kw = {}"]
+    body += g.pre + g.call("_target") + g.tail(g.act_param) + ["return _to_1x(_out)"]
+    src = "def %s(%s):\n%s\n" % (fname, ", ".join(g.sig_parts),
+                                 "\n".join("    " + l for l in body))
+    fn = _compile(src, ns, fname)
+    fn.__signature__ = _legacy_signature(e.params, ns)
+    _decorate(fn, e)
+    return fn
+
+
+def _passthrough(e, target):
+    name = e.name
+
+    def legacy_call(*args, **kwargs):
+        if name not in _runtime._warned:
+            _runtime.warn_once(name, None, 3)
+        return target(*args, **kwargs)
+    legacy_call.__name__ = e.name.rsplit(".", 1)[-1]
+    try:
+        legacy_call.__signature__ = inspect.signature(target)
+    except (TypeError, ValueError):
+        pass
+    _decorate(legacy_call, e)
+    return legacy_call
+
+
+def _make_class(e, target):
+    ns = _base_ns(e, target)
+    clsname = e.name.rsplit(".", 1)[-1]
+    attrs: Dict[str, Any] = {"__module__": _module_of(e.name),
+                             "__qualname__": clsname, "__compat_legacy__": e.name,
+                             "__doc__": _doc(e)}
+    if e.params is not None:
+        g = _Gen(e, ns)
+        g.run()
+        body = ["if _name not in _warned: _warn_once(_name, None, 3)", "_kw = {}"]
+        body += g.pre
+        star = "*%s, " % g.varpos if g.varpos else ""
+        body.append("_target.__init__(self, %s**_kw)" % star)
+        if g.act_param:
+            body.append("self._compat_act = None if %s is _UNSET else %s" % (g.act_param, g.act_param))
+        src = "def __init__(%s):\n%s\n" % (", ".join(["self"] + g.sig_parts),
+                                          "\n".join("    " + l for l in body))
+        init = _compile(src, ns, "__init__")
+        init.__signature__ = _legacy_signature(e.params, ns, with_self=True)
+        attrs["__init__"] = init
+        if g.act_param or e.wrap or g.post:
+            if not hasattr(target, "forward"):
+                attrs["__init__"] = _stub_init(e, "its act/wrap mapping needs a Layer target")
+            else:
+                fsrc = ("def forward(self, *args, **kwargs):\n"
+                        "    _out = _target.forward(self, *args, **kwargs)\n"
+                        + "".join("    %s\n" % l for l in ([] if not e.wrap else
+                                                           ["_out = " + e.wrap.replace("{call}", "_out")]))
+                        + "    _act = getattr(self, '_compat_act', None)\n"
+                        "    if _act is not None: _out = _apply_act(_out, _act)\n"
+                        "    return _out\n")
+                attrs["forward"] = _compile(fsrc, ns, "forward")
+    else:
+        name = e.name
+
+        def __init__(self, *args, **kwargs):
+            if name not in _runtime._warned:
+                _runtime.warn_once(name, None, 3)
+            target.__init__(self, *args, **kwargs)
+        attrs["__init__"] = __init__
+    try:
+        return type(clsname, (target,), attrs)
+    except TypeError:
+        # not subclassable (e.g. a final extension type): a factory keeps the call
+        if e.params is not None:
+            return _make_function(e, target)
+        return _passthrough(e, target)
+
+
+def _stub_init(e, detail):
+    err = manual_error(e.name, detail)
+
+    def __init__(self, *args, **kwargs):
+        raise err
+    return __init__
+
+
+def _manual(e, detail: str = ""):
+    err_detail = detail
+    ns = _namespace()
+    if e.kind == "class":
+        def __init__(self, *args, **kwargs):
+            raise manual_error(e.name, err_detail)
+        attrs = {"__init__": __init__, "__module__": _module_of(e.name),
+                 "__doc__": _doc(e), "__compat_legacy__": e.name}
+        if e.params is not None:
+            __init__.__signature__ = _legacy_signature(e.params, ns, with_self=True)
+        return type(e.name.rsplit(".", 1)[-1], (object,), attrs)
+
+    def manual(*args, **kwargs):
+        raise manual_error(e.name, err_detail)
+    manual.__name__ = e.name.rsplit(".", 1)[-1]
+    if e.params is not None:
+        manual.__signature__ = _legacy_signature(e.params, ns)
+    _decorate(manual, e)
+    return manual
+
+
+def _doc(e) -> str:
+    text = "Paddle 1.x ``%s`` (compat)." % e.short
+    if e.target:
+        text += " Today: ``%s``." % e.target
+    if e.note:
+        text += "\n\n" + e.note
+    return text
+
+
+def _module_of(name: str) -> str:
+    mod = name.rsplit(".", 1)[0]
+    return "compat" + mod[len("paddle"):] if mod.startswith("paddle.fluid") else mod
+
+
+def _decorate(fn, e):
+    fn.__compat_legacy__ = e.name
+    fn.__doc__ = _doc(e)
+    fn.__module__ = _module_of(e.name)
+    fn.__qualname__ = e.name.rsplit(".", 1)[-1]
+
+
+# -- public entry point ----------------------------------------------------------------
+
+def build(e):
+    """The compat object for rule entry *e* (cached per entry)."""
+    obj = _cache.get(e.name)
+    if obj is None:
+        obj = _build(e)
+        _cache[e.name] = obj
+    return obj
+
+
+def _build(e):
+    for n in [e.name] + list(e.aliases):
+        if n in registry:
+            return registry[n]
+    if e.kind == "module":
+        return importlib.import_module(_module_of(e.name + ".x"))
+    if e.safety == "manual" or not e.target:
+        return _manual(e)
+    try:
+        target = resolve(e.target)
+    except (ImportError, AttributeError):
+        return _manual(e, "its replacement %s does not exist in this Paddle" % e.target)
+    if e.kind == "constant":
+        return target
+    if e.kind == "class" and isinstance(target, type):
+        return _make_class(e, target)
+    if e.params is None:
+        return _passthrough(e, target)
+    return _make_function(e, target)

@@ -1,0 +1,170 @@
+"""1.x program behaviour on PIR programs (Paddle 3's static IR).
+
+compat builds static graphs in PIR, Paddle's default IR since 3.0 (the old IR still
+exists behind ``FLAGS_enable_pir_api=0``, but on 3.3.1 ``paddle.matmul``, ``paddle.sum``,
+``paddle.exp``, ``F.sigmoid``, ``paddle.static.nn.cond`` ... no longer build old-IR ops;
+see compat/README.md). What 1.x programs expect and PIR lacks is added here:
+
+- every variable has a ``.name`` (1.x: ``fc_0.tmp_1``): PIR names only data,
+  parameters and a few ops, so the other values get a stable generated name, and
+  ``Executor.run(fetch_list=[name])`` resolves it;
+- ``Program.clone(for_test=True)``: a copy with ``is_test`` set on dropout/batch_norm
+  and, when the program was already minimized, without backward and optimizer ops;
+  variables of the original program can be fetched from the clone.
+"""
+from __future__ import annotations
+
+import paddle
+from paddle import pir
+
+_names_by_id = {}     # value.id -> generated name
+_values_by_name = {}  # generated name -> value
+_counters = {}
+
+_orig_name = pir.Value.__dict__["name"]
+_orig_clone = pir.Program.clone
+
+
+def _generated_name(value) -> str:
+    key = value.id
+    name = _names_by_id.get(key)
+    if name is None:
+        try:
+            op = value.get_defining_op().name().split(".")[-1].rstrip("_")
+        except Exception:
+            op = "tmp"
+        n = _counters.get(op, 0)
+        _counters[op] = n + 1
+        name = "%s_%d.tmp_0" % (op, n)
+        while name in _values_by_name:
+            n += 1
+            _counters[op] = n + 1
+            name = "%s_%d.tmp_0" % (op, n)
+        _names_by_id[key] = name
+        _values_by_name[name] = value
+    return name
+
+
+def _get_name(self):
+    try:
+        return _orig_name.fget(self)
+    except Exception:
+        return _generated_name(self)
+
+
+def _set_name(self, name):
+    try:
+        _orig_name.fset(self, name)
+    except Exception:
+        _names_by_id[self.id] = name
+        _values_by_name[name] = self
+
+
+def program_of(value):
+    try:
+        return value.get_defining_op().get_parent_block().program
+    except Exception:
+        return None
+
+
+def _own_name(value):
+    try:
+        return _orig_name.fget(value)
+    except Exception:
+        return None
+
+
+def find_by_name(program, name):
+    """The value called *name* in *program* (data, parameter, or a generated name)."""
+    v = _values_by_name.get(name)
+    if v is not None:
+        return v
+    block = program.global_block()
+    for op in block.ops:
+        for r in op.results():
+            if _own_name(r) == name:
+                return r
+    return None
+
+
+def translate(value, program):
+    """A value of *program* for *value*, which may belong to the program *program* was
+    cloned from (``clone(for_test=True)``)."""
+    owner = program_of(value)
+    if owner is None or owner is program:
+        return value
+    chain = []
+    p = program
+    while p is not None and p is not owner:
+        chain.append(p)
+        p = getattr(p, "_compat_source", None)
+    if p is None:
+        return value
+    for clone in reversed(chain):
+        mapping = clone._compat_mapping
+        if not mapping.has(value):
+            return value
+        value = mapping.look_up(value)
+    return value
+
+
+def _clone(self, *args, **kwargs):
+    for_test = kwargs.pop("for_test", None)
+    if args and not isinstance(args[0], bool):
+        return _orig_clone(self, *args, **kwargs)
+    if args:
+        for_test = args[0]
+    mapping = pir.IrMapping()
+    new = _orig_clone(self, mapping)
+    new._compat_source = self
+    new._compat_mapping = mapping
+    if for_test:
+        fwd = getattr(self, "_compat_forward_ops", None)
+        if fwd is not None:
+            old_ops = list(self.global_block().ops)
+            new_block = new.global_block()
+            new_ops = list(new_block.ops)
+            if len(old_ops) == len(new_ops):
+                for old, op in reversed(list(zip(old_ops, new_ops))):
+                    if old.id() not in fwd:
+                        try:
+                            new_block.remove_op(op)
+                        except Exception:
+                            pass
+        new.set_is_test_attr()
+    try:
+        new.random_seed = self.random_seed
+    except Exception:
+        pass
+    return new
+
+
+def mark_forward(program) -> None:
+    """Remember the forward ops (called before an optimizer appends backward ops)."""
+    if getattr(program, "_compat_forward_ops", None) is None:
+        program._compat_forward_ops = {op.id() for op in program.global_block().ops}
+
+
+_orig_seed = pir.Program.__dict__.get("random_seed")
+
+
+def _set_seed(self, seed):
+    """1.x dygraph took its random seed from ``default_main_program().random_seed``."""
+    if _orig_seed is not None and _orig_seed.fset is not None:
+        _orig_seed.fset(self, seed)
+    if paddle.in_dynamic_mode():
+        paddle.seed(int(seed))
+
+
+_installed = False
+
+
+def install() -> None:
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    pir.Value.name = property(_get_name, _set_name)
+    pir.Program.clone = _clone
+    if _orig_seed is not None:
+        pir.Program.random_seed = property(_orig_seed.fget, _set_seed)

@@ -1,0 +1,152 @@
+"""``paddle.fluid.clip`` (1.8): gradient clipping with 1.x formulas and ``need_clip``.
+
+1.x took ``need_clip`` as a function ``param -> bool`` (2.x moved it into ``ParamAttr``);
+the clip classes here keep it, and compute exactly what 1.8 did, in dygraph and in static
+(PIR) programs alike:
+
+- ``GradientClipByValue(max, min=None)``: ``clip(g, min, max)``, ``min`` defaults to ``-max``;
+- ``GradientClipByNorm(clip_norm)``: ``g * clip_norm / max(||g||, clip_norm)`` per tensor;
+- ``GradientClipByGlobalNorm(clip_norm)``: every clipped gradient times
+  ``clip_norm / max(global_norm, clip_norm)``.
+"""
+from __future__ import annotations
+
+import paddle
+
+from compat import _lazy
+from compat._runtime import legacy
+
+__all__ = ["ErrorClipByValue", "GradientClipByValue", "GradientClipByNorm",
+           "GradientClipByGlobalNorm", "set_gradient_clip"]
+
+
+class _LegacyClip(paddle.nn.clip.ClipGradBase):
+    _need_clip = None
+
+    def _clipped(self, p) -> bool:
+        if getattr(p, "need_clip", True) is False:
+            return False
+        if self._need_clip is not None:
+            return bool(self._need_clip(p))
+        return True
+
+    def __call__(self, params_grads):
+        pairs = [(p, g) for p, g in params_grads if g is not None]
+        if paddle.in_dynamic_mode():
+            with paddle.no_grad():
+                return self._clip(pairs)
+        return self._clip(pairs)
+
+    def _dygraph_clip(self, params_grads):
+        return self.__call__(params_grads)
+
+    _pir_clip = _dygraph_clip
+    _static_clip = _dygraph_clip
+
+
+@legacy("paddle.fluid.clip.GradientClipByValue",
+        replacement="paddle.nn.ClipGradByValue")
+class GradientClipByValue(_LegacyClip):
+    def __init__(self, max, min=None, need_clip=None):  # noqa: A002 - 1.x names
+        super().__init__()
+        max = float(max)
+        self.max = max
+        self.min = -max if min is None else float(min)
+        self._need_clip = need_clip
+
+    def __str__(self):
+        return "Gradient Clip By Value, min = %f, max=%f" % (self.min, self.max)
+
+    def _clip(self, pairs):
+        return [(p, paddle.clip(g, min=self.min, max=self.max) if self._clipped(p) else g)
+                for p, g in pairs]
+
+
+@legacy("paddle.fluid.clip.GradientClipByNorm",
+        replacement="paddle.nn.ClipGradByNorm")
+class GradientClipByNorm(_LegacyClip):
+    def __init__(self, clip_norm, need_clip=None):
+        super().__init__()
+        self.clip_norm = float(clip_norm)
+        self._need_clip = need_clip
+
+    def __str__(self):
+        return "Gradient Clip By Norm, clip_norm=%f" % self.clip_norm
+
+    def _clip(self, pairs):
+        out = []
+        for p, g in pairs:
+            if not self._clipped(p):
+                out.append((p, g))
+                continue
+            norm = paddle.sqrt(paddle.sum(paddle.square(g)))
+            scale = self.clip_norm / paddle.maximum(norm, paddle.full_like(norm, self.clip_norm))
+            out.append((p, g * scale))
+        return out
+
+
+@legacy("paddle.fluid.clip.GradientClipByGlobalNorm",
+        replacement="paddle.nn.ClipGradByGlobalNorm")
+class GradientClipByGlobalNorm(_LegacyClip):
+    def __init__(self, clip_norm, group_name="default_group", need_clip=None):
+        super().__init__()
+        self.clip_norm = float(clip_norm)
+        self.group_name = group_name
+        self._need_clip = need_clip
+
+    def __str__(self):
+        return "Gradient Clip By GlobalNorm, global_norm=%f" % self.clip_norm
+
+    def _clip(self, pairs):
+        squares = [paddle.sum(paddle.square(g.astype("float32"))) for p, g in pairs if self._clipped(p)]
+        if not squares:
+            return pairs
+        total = squares[0] if len(squares) == 1 else paddle.add_n(squares)
+        global_norm = paddle.sqrt(total)
+        limit = paddle.full_like(global_norm, self.clip_norm)
+        scale = limit / paddle.maximum(global_norm, limit)
+        return [(p, (g * scale.astype(g.dtype)) if self._clipped(p) else g) for p, g in pairs]
+
+
+@legacy("paddle.fluid.clip.ErrorClipByValue", replacement="(no equivalent; clip the variable)")
+class ErrorClipByValue(object):
+    def __init__(self, max, min=None):  # noqa: A002
+        self.max = float(max)
+        self.min = -self.max if min is None else float(min)
+
+
+@legacy("paddle.fluid.clip.set_gradient_clip", replacement="the optimizer's grad_clip")
+def set_gradient_clip(clip, param_list=None, program=None):
+    """1.x: clip the gradients of *param_list* (default: every parameter of *program*)
+    when the optimizer has no ``grad_clip`` of its own."""
+    if not isinstance(clip, paddle.nn.clip.ClipGradBase):
+        raise TypeError("'clip' should be an instance of ClipGradBase's derived class")
+    if program is None:
+        program = paddle.static.default_main_program()
+    names = None
+    if param_list is not None:
+        names = {p if isinstance(p, str) else p.name for p in param_list}
+    program._compat_grad_clip = (clip, names)
+
+
+def clip_for(program, own_clip):
+    """The clip a 1.x optimizer used: its own, else ``set_gradient_clip``'s."""
+    if own_clip is not None or program is None:
+        return own_clip
+    got = getattr(program, "_compat_grad_clip", None)
+    if got is None:
+        return None
+    clip, names = got
+    if names is None:
+        return clip
+    inner = clip._need_clip
+
+    def need(p, _names=names, _inner=inner):
+        return p.name in _names and (_inner is None or _inner(p))
+    clone = object.__new__(type(clip))
+    clone.__dict__.update(clip.__dict__)
+    clone._need_clip = need
+    return clone
+
+
+_lazy.attach(globals())

@@ -1,0 +1,63 @@
+"""``paddle.fluid.compiler`` (1.8): ``CompiledProgram``, ``BuildStrategy``,
+``ExecutionStrategy``.
+
+Today's Paddle has no multi-device ``with_data_parallel``: data parallelism is one
+process per device (``paddle.distributed.launch``). A compiled program therefore runs
+as its plain program in this process; ``with_data_parallel`` keeps its 1.x signature.
+"""
+from __future__ import annotations
+
+import paddle
+
+from compat import _lazy
+from compat._runtime import ensure_static, legacy
+
+__all__ = ["CompiledProgram", "BuildStrategy", "ExecutionStrategy"]
+
+BuildStrategy = paddle.static.BuildStrategy
+
+
+@legacy("paddle.fluid.ExecutionStrategy", "paddle.fluid.compiler.ExecutionStrategy")
+class ExecutionStrategy(object):
+    """1.x executor tuning knobs; accepted and kept, today's executor chooses itself."""
+
+    def __init__(self):
+        self.num_threads = 0
+        self.num_iteration_per_drop_scope = 100
+        self.num_iteration_per_run = 1
+        self.use_thread_barrier = False
+        self.allow_op_delay = False
+
+
+@legacy("paddle.fluid.CompiledProgram", "paddle.fluid.compiler.CompiledProgram")
+class CompiledProgram(object):
+    """``CompiledProgram(program_or_graph, build_strategy=None)``: runs as the plain
+    program (single process); ``with_data_parallel`` returns ``self``."""
+
+    def __init__(self, program_or_graph, build_strategy=None):
+        ensure_static()
+        self._program = program_or_graph
+        self._build_strategy = build_strategy
+        self._exec_strategy = None
+        self._places = None
+        self._loss_name = None
+
+    def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
+                           share_vars_from=None, places=None):
+        self._loss_name = loss_name
+        if build_strategy is not None:
+            self._build_strategy = build_strategy
+        self._exec_strategy = exec_strategy
+        self._places = places
+        return self
+
+    def with_inference_optimize(self, config):
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._program, name)
+
+
+_lazy.attach(globals())

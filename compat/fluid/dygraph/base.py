@@ -1,0 +1,150 @@
+"""``paddle.fluid.dygraph.base`` (1.8): ``guard``, ``to_variable``, ``no_grad``, ``grad``,
+``enable_dygraph`` / ``disable_dygraph``."""
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import numpy as np
+import paddle
+from paddle.utils import unique_name
+
+from compat import _lazy, device
+from compat._runtime import legacy, mode_state
+
+__all__ = ["no_grad", "grad", "guard", "enable_dygraph", "disable_dygraph", "enabled",
+           "to_variable", "enable_imperative", "disable_imperative"]
+
+
+def _b(name, *more, replacement=None):
+    return legacy("paddle.fluid.dygraph." + name, "paddle.fluid.dygraph.base." + name, *more,
+                  replacement=replacement)
+
+
+@_b("guard", replacement="dynamic mode is the default (paddle.disable_static)")
+@contextlib.contextmanager
+def guard(place=None):
+    """Dygraph inside, the previous mode (1.x default: static) restored afterwards; a
+    fresh ``unique_name`` namespace as in 1.x; ``place`` selects the device."""
+    was_dynamic = paddle.in_dynamic_mode()
+    prev_device = paddle.get_device()
+    mode_state.explicit_dygraph += 1
+    try:
+        if not was_dynamic:
+            paddle.disable_static()
+        if place is not None:
+            device.use_place(place)
+        with unique_name.guard():
+            yield
+    finally:
+        mode_state.explicit_dygraph -= 1
+        if not was_dynamic:
+            paddle.enable_static()
+        if paddle.get_device() != prev_device:
+            paddle.set_device(prev_device)
+
+
+@legacy("paddle.fluid.dygraph.enable_dygraph", "paddle.fluid.dygraph.base.enable_dygraph",
+        "paddle.fluid.enable_dygraph", replacement="paddle.disable_static")
+def enable_dygraph(place=None):
+    mode_state.explicit_dygraph = max(1, mode_state.explicit_dygraph)
+    paddle.disable_static()
+    if place is not None:
+        device.use_place(place)
+
+
+@legacy("paddle.fluid.dygraph.disable_dygraph", "paddle.fluid.dygraph.base.disable_dygraph",
+        "paddle.fluid.disable_dygraph", replacement="paddle.enable_static")
+def disable_dygraph():
+    mode_state.explicit_dygraph = 0
+    paddle.enable_static()
+
+
+@legacy("paddle.fluid.dygraph.enable_imperative", "paddle.fluid.dygraph.base.enable_imperative",
+        "paddle.fluid.enable_imperative", replacement="paddle.disable_static")
+def enable_imperative(place=None):
+    mode_state.explicit_dygraph = max(1, mode_state.explicit_dygraph)
+    paddle.disable_static()
+    if place is not None:
+        device.use_place(place)
+
+
+@legacy("paddle.fluid.dygraph.disable_imperative", "paddle.fluid.dygraph.base.disable_imperative",
+        "paddle.fluid.disable_imperative", replacement="paddle.enable_static")
+def disable_imperative():
+    mode_state.explicit_dygraph = 0
+    paddle.enable_static()
+
+
+@_b("enabled", replacement="paddle.in_dynamic_mode")
+def enabled():
+    return paddle.in_dynamic_mode()
+
+
+@_b("to_variable", replacement="paddle.to_tensor")
+def to_variable(value, name=None, zero_copy=None):
+    if not paddle.in_dynamic_mode():
+        raise AssertionError("We only support 'to_variable()' in dynamic graph mode, please "
+                             "call 'paddle.fluid.dygraph.guard()' first.")
+    if isinstance(value, paddle.Tensor):
+        return value
+    if isinstance(value, paddle.base.core.DenseTensor):
+        value = np.array(value)
+    if not isinstance(value, np.ndarray):
+        raise TypeError("The type of input value is invalid, expected type is 'ndarray', "
+                        "'Variable' or 'ComplexVariable', but received %s" % type(value))
+    t = paddle.to_tensor(value)
+    if name is not None:
+        try:
+            t.name = name
+        except Exception:  # pragma: no cover
+            pass
+    return t
+
+
+@_b("no_grad", replacement="paddle.no_grad")
+def no_grad(func=None):
+    """Context manager (``with no_grad():``) or decorator, with or without parentheses."""
+    if func is None:
+        return paddle.no_grad()
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with paddle.no_grad():
+            return func(*args, **kwargs)
+    return wrapper
+
+
+@_b("grad", replacement="paddle.grad")
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None, backward_strategy=None):
+    return paddle.grad(outputs, inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
+                       create_graph=create_graph, only_inputs=only_inputs,
+                       allow_unused=allow_unused, no_grad_vars=no_grad_vars)
+
+
+@legacy("paddle.fluid.dygraph.BackwardStrategy", "paddle.fluid.dygraph.backward_strategy.BackwardStrategy",
+        replacement="(nothing: today's backward needs no strategy)")
+class BackwardStrategy(object):
+    """1.x ``loss.backward(strategy)`` option holder; today's backward sums gradients
+    deterministically, so ``sort_sum_gradient`` needs no effect."""
+
+    def __init__(self):
+        self.sort_sum_gradient = False
+
+
+_orig_backward = paddle.Tensor.backward
+
+
+def _backward(self, grad_tensor=None, retain_graph=False, *args, **kwargs):
+    if isinstance(grad_tensor, BackwardStrategy):  # 1.x: loss.backward(backward_strategy)
+        grad_tensor = None
+    kwargs.pop("backward_strategy", None)
+    return _orig_backward(self, grad_tensor, retain_graph, *args, **kwargs)
+
+
+if getattr(paddle.Tensor.backward, "__name__", "") != "_backward":
+    _backward.__doc__ = _orig_backward.__doc__
+    paddle.Tensor.backward = _backward
+
+_lazy.attach(globals())

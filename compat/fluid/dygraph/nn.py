@@ -1,0 +1,302 @@
+"""``paddle.fluid.dygraph.nn`` (1.8): layer classes with 1.x signatures, ``act=`` applied
+in ``forward``, 1.x defaults (``Pool2D`` stride 1, ``Dropout`` downgrade_in_infer) and
+1.x parameter behaviour (``Embedding`` keeps its padding row)."""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import paddle
+import paddle.nn.functional as F
+import paddle.nn.initializer as I
+
+from compat import _lazy
+from compat._runtime import legacy
+from compat._wrap import apply_act
+from compat.fluid.dygraph.layers import Layer
+from compat.fluid.layers import nn as _L
+
+__all__ = ["Conv2D", "Conv3D", "Pool2D", "Linear", "BatchNorm", "Dropout", "Embedding",
+           "InstanceNorm", "LayerNorm", "PRelu", "BilinearTensorProduct", "Conv2DTranspose",
+           "Conv3DTranspose", "GroupNorm"]
+
+
+def _d(name, replacement=None):
+    return legacy("paddle.fluid.dygraph." + name, "paddle.fluid.dygraph.nn." + name,
+                  replacement=replacement)
+
+
+@contextlib.contextmanager
+def _default_dtype(dtype):
+    if dtype in (None, "float32", paddle.float32):
+        yield
+        return
+    old = paddle.get_default_dtype()
+    paddle.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        paddle.set_default_dtype(old)
+
+
+@_d("Linear", replacement="paddle.nn.Linear (+ explicit activation)")
+class Linear(paddle.nn.Linear):
+    def __init__(self, input_dim, output_dim, param_attr=None, bias_attr=None, act=None,
+                 dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(input_dim, output_dim, weight_attr=param_attr, bias_attr=bias_attr)
+        self._act = act
+
+    def forward(self, input):
+        return apply_act(super().forward(input), self._act)
+
+
+@_d("Conv2D", replacement="paddle.nn.Conv2D (+ explicit activation)")
+class Conv2D(paddle.nn.Conv2D):
+    def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                 groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
+                 dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(num_channels, num_filters, filter_size, stride=stride,
+                             padding=padding, dilation=dilation,
+                             groups=1 if groups is None else groups,
+                             weight_attr=param_attr, bias_attr=bias_attr)
+        self._act = act
+
+    def forward(self, input):
+        return apply_act(super().forward(input), self._act)
+
+
+@_d("Conv3D", replacement="paddle.nn.Conv3D (+ explicit activation)")
+class Conv3D(paddle.nn.Conv3D):
+    def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                 groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
+                 dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(num_channels, num_filters, filter_size, stride=stride,
+                             padding=padding, dilation=dilation,
+                             groups=1 if groups is None else groups,
+                             weight_attr=param_attr, bias_attr=bias_attr)
+        self._act = act
+
+    def forward(self, input):
+        return apply_act(super().forward(input), self._act)
+
+
+@_d("Conv2DTranspose", replacement="paddle.nn.Conv2DTranspose (note the order: stride before padding)")
+class Conv2DTranspose(paddle.nn.Conv2DTranspose):
+    def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
+                 stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
+                 use_cudnn=True, act=None, dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(num_channels, num_filters, filter_size, stride=stride,
+                             padding=padding, dilation=dilation,
+                             groups=1 if groups is None else groups,
+                             weight_attr=param_attr, bias_attr=bias_attr)
+        self._act = act
+        self._legacy_output_size = output_size
+
+    def forward(self, input):
+        out = super().forward(input, output_size=self._legacy_output_size)
+        return apply_act(out, self._act)
+
+
+@_d("Conv3DTranspose", replacement="paddle.nn.Conv3DTranspose (note the order: stride before padding)")
+class Conv3DTranspose(paddle.nn.Conv3DTranspose):
+    def __init__(self, num_channels, num_filters, filter_size, padding=0, stride=1, dilation=1,
+                 groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
+                 dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(num_channels, num_filters, filter_size, stride=stride,
+                             padding=padding, dilation=dilation,
+                             groups=1 if groups is None else groups,
+                             weight_attr=param_attr, bias_attr=bias_attr)
+        self._act = act
+
+    def forward(self, input):
+        return apply_act(super().forward(input), self._act)
+
+
+@_d("Pool2D", replacement="paddle.nn.MaxPool2D / AvgPool2D (stride=1 explicitly) / AdaptiveMaxPool2D(1)")
+class Pool2D(Layer):
+    def __init__(self, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+                 global_pooling=False, use_cudnn=True, ceil_mode=False, exclusive=True):
+        if pool_type not in ("max", "avg"):
+            raise ValueError("Unknown pool_type: '%s'. It can only be 'max' or 'avg'." % pool_type)
+        if global_pooling is False and pool_size == -1:
+            raise ValueError("When the global_pooling is False, pool_size must be passed "
+                             "and be a valid value. Received pool_size: " + str(pool_size))
+        super().__init__()
+        self._pool_size, self._pool_type = pool_size, pool_type
+        self._pool_stride, self._pool_padding = pool_stride, pool_padding
+        self._global_pooling, self._ceil_mode, self._exclusive = global_pooling, ceil_mode, exclusive
+
+    def forward(self, input):
+        return _L.pool2d.__compat_impl__(
+            input, pool_size=self._pool_size, pool_type=self._pool_type,
+            pool_stride=self._pool_stride, pool_padding=self._pool_padding,
+            global_pooling=self._global_pooling, ceil_mode=self._ceil_mode,
+            exclusive=self._exclusive)
+
+
+@_d("BatchNorm", replacement="paddle.nn.BatchNorm1D/2D/3D (+ explicit activation)")
+class BatchNorm(paddle.nn.BatchNorm):
+    """``paddle.nn.BatchNorm`` is 1.x's class (same signature, ``act`` included)."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        super().__init__(num_channels, act=act, is_test=is_test, momentum=momentum,
+                         epsilon=epsilon, param_attr=param_attr, bias_attr=bias_attr,
+                         dtype=dtype, data_layout=data_layout, in_place=in_place,
+                         moving_mean_name=moving_mean_name,
+                         moving_variance_name=moving_variance_name,
+                         do_model_average_for_mean_and_var=do_model_average_for_mean_and_var,
+                         use_global_stats=use_global_stats,
+                         trainable_statistics=trainable_statistics)
+
+
+_DROPOUT_MODES = {"downgrade_in_infer": "downscale_in_infer",
+                  "upscale_in_train": "upscale_in_train"}
+
+
+@_d("Dropout", replacement="paddle.nn.Dropout(p, mode='downscale_in_infer')")
+class Dropout(Layer):
+    """In dygraph 1.x took ``is_test`` from ``not self.training``; the default
+    ``downgrade_in_infer`` scales by ``1 - p`` at inference (today: ``downscale_in_infer``)."""
+
+    def __init__(self, p=0.5, seed=None, dropout_implementation="downgrade_in_infer",
+                 is_test=False):
+        super().__init__()
+        if dropout_implementation not in _DROPOUT_MODES:
+            raise ValueError("dropout_implementation must be 'downgrade_in_infer' or "
+                             "'upscale_in_train'")
+        self._dropout_prob = p
+        self._seed = seed
+        self._dropout_implementation = dropout_implementation
+        self._is_test = is_test
+
+    def forward(self, input):
+        return F.dropout(input, p=self._dropout_prob, training=self.training,
+                         mode=_DROPOUT_MODES[self._dropout_implementation])
+
+
+@_d("Embedding", replacement="paddle.nn.Embedding(size[0], size[1], padding_idx, sparse=is_sparse, weight_attr=param_attr)")
+class Embedding(Layer):
+    """1.x dygraph ``Embedding`` (lookup_table_v2: the embedding dim is appended). Unlike
+    ``paddle.nn.Embedding`` it does not zero the padding row of the weight: the output
+    for ``padding_idx`` is zero, the stored row keeps its initial value, as in 1.x."""
+
+    def __init__(self, size, is_sparse=False, is_distributed=False, padding_idx=None,
+                 param_attr=None, dtype="float32"):
+        super().__init__()
+        self._size = list(size)
+        self._is_sparse = is_sparse
+        self._is_distributed = is_distributed
+        self._padding_idx = (None if padding_idx is None else
+                             padding_idx if padding_idx >= 0 else size[0] + padding_idx)
+        self._param_attr = param_attr
+        self._dtype = dtype
+        self.weight = self.create_parameter(attr=param_attr, shape=self._size, dtype=dtype,
+                                            is_bias=False)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, padding_idx=self._padding_idx,
+                           sparse=self._is_sparse)
+
+
+@_d("LayerNorm", replacement="paddle.nn.LayerNorm (+ explicit activation)")
+class LayerNorm(Layer):
+    def __init__(self, normalized_shape, scale=True, shift=True, epsilon=1e-05, param_attr=None,
+                 bias_attr=None, act=None, dtype="float32"):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = [normalized_shape]
+        self._normalized_shape = list(normalized_shape)
+        self._scale, self._shift, self._epsilon, self._act = scale, shift, epsilon, act
+        shape = [int(np.prod(self._normalized_shape))]
+        self.weight = (self.create_parameter(attr=param_attr, shape=shape, dtype=dtype,
+                                             default_initializer=I.Constant(1.0))
+                       if scale else None)
+        self.bias = (self.create_parameter(attr=bias_attr, shape=shape, dtype=dtype, is_bias=True)
+                     if shift else None)
+
+    def forward(self, input):
+        w, b = self.weight, self.bias
+        if len(self._normalized_shape) > 1:
+            w = paddle.reshape(w, self._normalized_shape) if w is not None else None
+            b = paddle.reshape(b, self._normalized_shape) if b is not None else None
+        out = F.layer_norm(input, self._normalized_shape, weight=w, bias=b, epsilon=self._epsilon)
+        return apply_act(out, self._act)
+
+
+@_d("GroupNorm", replacement="paddle.nn.GroupNorm (+ explicit activation)")
+class GroupNorm(Layer):
+    def __init__(self, channels, groups, epsilon=1e-05, param_attr=None, bias_attr=None,
+                 act=None, data_layout="NCHW", dtype="float32"):
+        super().__init__()
+        self._groups, self._epsilon, self._act, self._data_layout = groups, epsilon, act, data_layout
+        self.weight = self.create_parameter(attr=param_attr, shape=[channels], dtype=dtype,
+                                            default_initializer=I.Constant(1.0))
+        self.bias = self.create_parameter(attr=bias_attr, shape=[channels], dtype=dtype, is_bias=True)
+
+    def forward(self, input):
+        out = F.group_norm(input, self._groups, epsilon=self._epsilon, weight=self.weight,
+                           bias=self.bias, data_format=self._data_layout)
+        return apply_act(out, self._act)
+
+
+@_d("InstanceNorm", replacement="paddle.nn.InstanceNorm2D")
+class InstanceNorm(Layer):
+    def __init__(self, num_channels, epsilon=1e-05, param_attr=None, bias_attr=None,
+                 dtype="float32"):
+        super().__init__()
+        self._epsilon = epsilon
+        self.scale = self.create_parameter(attr=param_attr, shape=[num_channels], dtype=dtype,
+                                           default_initializer=I.Constant(1.0))
+        self.bias = self.create_parameter(attr=bias_attr, shape=[num_channels], dtype=dtype,
+                                          is_bias=True)
+
+    def forward(self, input):
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon)
+
+
+@_d("PRelu", replacement="paddle.nn.PReLU")
+class PRelu(Layer):
+    def __init__(self, mode, channel=None, input_shape=None, param_attr=None, dtype="float32"):
+        super().__init__()
+        self._mode = mode
+        if mode == "all":
+            shape = [1]
+        elif mode == "channel":
+            shape = [channel]
+        elif mode == "element":
+            shape = list(input_shape)[1:]
+        else:
+            raise ValueError("mode should be one of all, channel, element.")
+        self.weight = self.create_parameter(attr=param_attr, shape=shape, dtype=dtype,
+                                            default_initializer=I.Constant(0.25))
+
+    def forward(self, input):
+        if self._mode == "element":
+            zero = paddle.zeros_like(input)
+            return paddle.maximum(input, zero) + paddle.minimum(input, zero) * self.weight
+        return F.prelu(input, self.weight)
+
+
+@_d("BilinearTensorProduct", replacement="paddle.nn.Bilinear (+ explicit activation)")
+class BilinearTensorProduct(paddle.nn.Bilinear):
+    def __init__(self, input1_dim, input2_dim, output_dim, name=None, act=None, param_attr=None,
+                 bias_attr=None, dtype="float32"):
+        with _default_dtype(dtype):
+            super().__init__(input1_dim, input2_dim, output_dim, weight_attr=param_attr,
+                             bias_attr=bias_attr)
+        self._act = act
+
+    def forward(self, x, y):
+        return apply_act(super().forward(x, y), self._act)
+
+
+_lazy.attach(globals())

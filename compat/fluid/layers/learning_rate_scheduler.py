@@ -1,0 +1,545 @@
+"""1.x learning-rate decay, static functions and dygraph classes, with 1.x stepping.
+
+Paddle 1.x advanced a decay by itself:
+
+- static (``fluid.layers.exponential_decay`` ...): an auto-incremented global step,
+  0 on the first ``Executor.run`` (1 for ``noam_decay``), +1 per run of the program
+  whose optimizer uses it;
+- dygraph (``fluid.dygraph.ExponentialDecay`` ...): ``step_num`` starts at ``begin`` and
+  advances by ``step`` at every ``optimizer.minimize``; ``StepDecay``,
+  ``MultiStepDecay``, ``LambdaDecay`` and ``ReduceLROnPlateau`` only move on
+  ``epoch()`` / ``step(loss)``.
+
+Today's schedulers (``paddle.optimizer.lr.*``) only move on an explicit
+``scheduler.step()``. The classes here are ``LRScheduler`` subclasses (so today's
+optimizers and executor read them) that keep the 1.x formulas and the 1.x stepping:
+the compat ``Executor`` steps a static decay after each run of its program, the compat
+optimizers step a dygraph decay at each ``minimize``.
+"""
+from __future__ import annotations
+
+import math
+
+import paddle
+from paddle.optimizer.lr import LRScheduler
+
+from compat import _lazy
+from compat._runtime import legacy, quiet
+
+__all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
+           "polynomial_decay", "piecewise_decay", "noam_decay", "cosine_decay",
+           "linear_lr_warmup", "LegacyDecay", "LearningRateDecay", "PiecewiseDecay",
+           "NaturalExpDecay", "ExponentialDecay", "InverseTimeDecay", "PolynomialDecay",
+           "CosineDecay", "NoamDecay", "LinearLrWarmup", "ReduceLROnPlateau", "StepDecay",
+           "MultiStepDecay", "LambdaDecay"]
+
+
+def _f(x):
+    """float32 rounding, as 1.x computed learning rates in float32 tensors."""
+    import numpy as np
+    return float(np.float32(x))
+
+
+class LegacyDecay(LRScheduler):
+    """Base of the 1.x decays (``fluid.dygraph.LearningRateDecay``)."""
+
+    def __init__(self, begin=0, step=1, dtype="float32"):
+        self.step_num = begin
+        self.step_size = step
+        self.dtype = dtype
+        self.verbose = False
+        self.last_epoch = 0
+        self._var_name = None
+        self._static = not paddle.in_dynamic_mode()
+        self._used = None
+        self._ready()
+
+    def _ready(self):
+        self.base_lr = self.last_lr = float(self.step())
+
+    # 1.x protocol ---------------------------------------------------------------
+    def step(self):
+        """1.x: the learning rate at the current ``step_num`` (does not advance)."""
+        raise NotImplementedError
+
+    def create_lr_var(self, lr):
+        return float(lr)
+
+    def state_dict(self):
+        self._state_keys()
+        return {k: self.__dict__[k] for k in self.keys if k in self.__dict__}
+
+    def _state_keys(self):
+        self.keys = ["step_num"]
+
+    def state_keys(self):
+        self._state_keys()
+
+    def set_dict(self, state_dict):
+        self._state_keys()
+        for k in self.keys:
+            if k in state_dict:
+                self.__dict__[k] = state_dict[k]
+        self.last_lr = float(self.step())
+
+    set_state_dict = set_dict
+
+    # today's protocol -------------------------------------------------------------
+    def __call__(self):
+        return self.last_lr
+
+    def get_lr(self):
+        return float(self.step())
+
+    # stepping -----------------------------------------------------------------------
+    def consume(self):
+        """An optimizer step used the current rate (1.x ``LearningRateDecay.__call__``)."""
+        lr = float(self.step())
+        self._used = lr
+        self.last_lr = lr
+        self.step_num += self.step_size
+        return lr
+
+    def advance(self):
+        """A run of the static program that uses this decay finished."""
+        self.step_num += self.step_size
+        self.last_lr = float(self.step())
+
+    def current(self):
+        """``optimizer.current_step_lr()``: the rate of the last step, else the next one."""
+        return self._used if self._used is not None else float(self.step())
+
+
+LearningRateDecay = LegacyDecay
+
+
+@legacy("paddle.fluid.dygraph.PiecewiseDecay", "paddle.fluid.dygraph.learning_rate_scheduler.PiecewiseDecay",
+        replacement="paddle.optimizer.lr.PiecewiseDecay + scheduler.step() per iteration")
+class PiecewiseDecay(LegacyDecay):
+    def __init__(self, boundaries, values, begin, step=1, dtype="float32"):
+        self.boundaries = boundaries
+        self.values = values
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        for i, b in enumerate(self.boundaries):
+            if self.step_num < b:
+                return _f(self.values[i])
+        return _f(self.values[len(self.values) - 1])
+
+
+@legacy("paddle.fluid.dygraph.NaturalExpDecay", "paddle.fluid.dygraph.learning_rate_scheduler.NaturalExpDecay",
+        replacement="paddle.optimizer.lr.NaturalExpDecay + scheduler.step() per iteration")
+class NaturalExpDecay(LegacyDecay):
+    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
+                 step=1, dtype="float32"):
+        self.learning_rate, self.decay_steps = learning_rate, decay_steps
+        self.decay_rate, self.staircase = decay_rate, staircase
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        div = _f(self.step_num / self.decay_steps)
+        if self.staircase:
+            div = math.floor(div)
+        return _f(self.learning_rate * math.exp(-1 * self.decay_rate * div))
+
+
+@legacy("paddle.fluid.dygraph.ExponentialDecay", "paddle.fluid.dygraph.learning_rate_scheduler.ExponentialDecay",
+        replacement="paddle.optimizer.lr.ExponentialDecay + scheduler.step() per iteration")
+class ExponentialDecay(LegacyDecay):
+    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
+                 step=1, dtype="float32"):
+        self.learning_rate, self.decay_steps = learning_rate, decay_steps
+        self.decay_rate, self.staircase = decay_rate, staircase
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        div = _f(self.step_num / self.decay_steps)
+        if self.staircase:
+            div = math.floor(div)
+        return _f(self.learning_rate * (self.decay_rate ** div))
+
+
+@legacy("paddle.fluid.dygraph.InverseTimeDecay", "paddle.fluid.dygraph.learning_rate_scheduler.InverseTimeDecay",
+        replacement="paddle.optimizer.lr.InverseTimeDecay + scheduler.step() per iteration")
+class InverseTimeDecay(LegacyDecay):
+    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
+                 step=1, dtype="float32"):
+        self.learning_rate, self.decay_steps = learning_rate, decay_steps
+        self.decay_rate, self.staircase = decay_rate, staircase
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        div = _f(self.step_num / self.decay_steps)
+        if self.staircase:
+            div = math.floor(div)
+        return _f(self.learning_rate / (1 + self.decay_rate * div))
+
+
+@legacy("paddle.fluid.dygraph.PolynomialDecay", "paddle.fluid.dygraph.learning_rate_scheduler.PolynomialDecay",
+        replacement="paddle.optimizer.lr.PolynomialDecay + scheduler.step() per iteration")
+class PolynomialDecay(LegacyDecay):
+    def __init__(self, learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0,
+                 cycle=False, begin=0, step=1, dtype="float32"):
+        self.learning_rate, self.decay_steps = learning_rate, decay_steps
+        self.end_learning_rate, self.power, self.cycle = end_learning_rate, power, cycle
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        n = self.step_num
+        steps = self.decay_steps
+        if self.cycle:
+            div = math.ceil(_f(n / float(self.decay_steps)))
+            if n == 0:
+                div = 1.0
+            steps = self.decay_steps * div
+        else:
+            n = n if n < self.decay_steps else self.decay_steps
+        return _f((self.learning_rate - self.end_learning_rate)
+                  * ((1 - _f(n / steps)) ** self.power) + self.end_learning_rate)
+
+
+@legacy("paddle.fluid.dygraph.CosineDecay", "paddle.fluid.dygraph.learning_rate_scheduler.CosineDecay",
+        replacement="paddle.optimizer.lr.CosineAnnealingDecay (stepped per epoch)")
+class CosineDecay(LegacyDecay):
+    def __init__(self, learning_rate, step_each_epoch, epochs, begin=0, step=1, dtype="float32"):
+        self.learning_rate, self.step_each_epoch, self.epochs = learning_rate, step_each_epoch, epochs
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        epoch = math.floor(_f(self.step_num / self.step_each_epoch))
+        return _f(self.learning_rate * 0.5 * (math.cos(_f(epoch * math.pi / self.epochs)) + 1))
+
+
+@legacy("paddle.fluid.dygraph.NoamDecay", "paddle.fluid.dygraph.learning_rate_scheduler.NoamDecay",
+        replacement="paddle.optimizer.lr.NoamDecay + scheduler.step() per iteration")
+class NoamDecay(LegacyDecay):
+    def __init__(self, d_model, warmup_steps, begin=1, step=1, dtype="float32", learning_rate=1.0):
+        self.learning_rate, self.d_model, self.warmup_steps = learning_rate, d_model, warmup_steps
+        super().__init__(begin, step, dtype)
+
+    def step(self):
+        n = float(self.step_num)
+        a = _f(n ** -0.5) if n > 0 else float("inf")
+        b = _f((self.warmup_steps ** -1.5) * n)
+        return _f(self.learning_rate * (self.d_model ** -0.5) * min(a, b))
+
+
+@legacy("paddle.fluid.dygraph.LinearLrWarmup", "paddle.fluid.dygraph.learning_rate_scheduler.LinearLrWarmup",
+        replacement="paddle.optimizer.lr.LinearWarmup + scheduler.step() per iteration")
+class LinearLrWarmup(LegacyDecay):
+    """1.8 dygraph: ``(end_lr - start_lr) / warmup_steps * step_num`` during warm-up (1.8
+    does not add ``start_lr`` here), then the wrapped rate; a wrapped decay advances at
+    every step, warm-up included."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, begin=1, step=1,
+                 dtype="float32"):
+        if not isinstance(learning_rate, (float, int, LegacyDecay)):
+            raise TypeError("the type of learning_rate should be [int, float or "
+                            "LearningRateDecay], the current type is {}".format(learning_rate))
+        if not end_lr > start_lr:
+            raise AssertionError("end_lr {} must be greater than start_lr {}".format(end_lr, start_lr))
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        self.start_lr, self.end_lr = start_lr, end_lr
+        self.lr_ratio_before_warmup = (float(end_lr) - float(start_lr)) / float(warmup_steps)
+        super().__init__(begin, step, dtype)
+
+    def _ready(self):
+        self.base_lr = self.last_lr = self._value(advance_inner=False)
+
+    def _value(self, advance_inner):
+        base = self.learning_rate
+        if isinstance(base, LegacyDecay):
+            base = base.consume() if advance_inner else float(base.step())
+        if self.step_num < self.warmup_steps:
+            return _f(self.lr_ratio_before_warmup * self.step_num)
+        return _f(base)
+
+    def step(self):
+        return self._value(advance_inner=False)
+
+    def consume(self):
+        lr = self._value(advance_inner=True)
+        self._used = lr
+        self.last_lr = lr
+        self.step_num += self.step_size
+        return lr
+
+
+class _StaticWarmup(LegacyDecay):
+    """``fluid.layers.linear_lr_warmup`` in a static program (shares the global step)."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr):
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        self.start_lr, self.end_lr = float(start_lr), float(end_lr)
+        super().__init__(0, 1, "float32")
+
+    def step(self):
+        n = self.step_num
+        if n < self.warmup_steps:
+            return _f(self.start_lr + (self.end_lr - self.start_lr) * _f(n / float(self.warmup_steps)))
+        base = self.learning_rate
+        if isinstance(base, LegacyDecay):
+            base.step_num = n
+            return float(base.step())
+        return _f(base)
+
+
+@legacy("paddle.fluid.dygraph.ReduceLROnPlateau", "paddle.fluid.dygraph.learning_rate_scheduler.ReduceLROnPlateau",
+        replacement="paddle.optimizer.lr.ReduceOnPlateau")
+class ReduceLROnPlateau(LegacyDecay):
+    def __init__(self, learning_rate, mode="min", decay_rate=0.1, patience=10, verbose=False,
+                 threshold=1e-4, threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8,
+                 dtype="float32"):
+        mode = mode.lower()
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if decay_rate >= 1.0:
+            raise ValueError("new_lr = origin_lr * decay_rate and decay_rate should be < 1.0.")
+        threshold_mode = threshold_mode.lower()
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode, self.decay_rate, self.threshold_mode = mode, _f(decay_rate), threshold_mode
+        self.learning_rate = _f(learning_rate)
+        self.patience, self.threshold, self.cooldown = patience, threshold, cooldown
+        self.min_lr, self.eps = _f(min_lr), eps
+        self.cooldown_counter = 0
+        self.best_loss = None
+        self.num_bad_epochs = 0
+        self.epoch_num = 0
+        super().__init__(0, 1, dtype)
+        self.verbose = verbose
+
+    def _state_keys(self):
+        self.keys = ["cooldown_counter", "best_loss", "num_bad_epochs", "epoch_num", "learning_rate"]
+
+    def consume(self):
+        self._used = self.learning_rate
+        self.last_lr = self.learning_rate
+        return self.learning_rate
+
+    def current(self):
+        return self._used if self._used is not None else self.learning_rate
+
+    def step(self, loss=None):
+        if loss is None:  # read as a rate (1.x __call__)
+            return self.learning_rate
+        import numpy as np
+        value = float(np.asarray(loss.numpy() if hasattr(loss, "numpy") else loss).ravel()[0])
+        self.epoch_num += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+        else:
+            if self.best_loss is None or self._is_better(value, self.best_loss):
+                self.best_loss = value
+                self.num_bad_epochs = 0
+            else:
+                self.num_bad_epochs += 1
+            if self.num_bad_epochs > self.patience:
+                self.cooldown_counter = self.cooldown
+                self.num_bad_epochs = 0
+                new_lr = max(_f(self.learning_rate * self.decay_rate), self.min_lr)
+                if self.learning_rate - new_lr > self.eps:
+                    if self.verbose:
+                        print("Epoch {}: reducing learning rate from {} to {}.".format(
+                            self.epoch_num, self.learning_rate, new_lr))
+                    self.learning_rate = new_lr
+        self.last_lr = self.learning_rate
+        return None
+
+    def _is_better(self, current, best):
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return current < best - best * self.threshold
+        if self.mode == "min" and self.threshold_mode == "abs":
+            return current < best - self.threshold
+        if self.mode == "max" and self.threshold_mode == "rel":
+            return current > best + best * self.threshold
+        return current > best + self.threshold
+
+
+class _EpochDecay(LegacyDecay):
+    """1.x ``_LearningRateEpochDecay``: moves on ``epoch()``, not per step."""
+
+    def __init__(self, learning_rate, dtype=None):
+        if not isinstance(learning_rate, (float, int)):
+            raise TypeError("The type of 'learning_rate' must be 'float, int', but received %s."
+                            % type(learning_rate))
+        if learning_rate < 0:
+            raise ValueError("Invalid learning rate: {}".format(learning_rate))
+        self.base_lr = float(learning_rate)
+        self.epoch_num = -1
+        self.learning_rate = _f(self.base_lr)
+        self.step_num, self.step_size, self.dtype = 0, 1, dtype or "float32"
+        self.verbose, self.last_epoch, self._var_name = False, 0, None
+        self._static = not paddle.in_dynamic_mode()
+        self._used = None
+        self.epoch()
+
+    def _state_keys(self):
+        self.keys = ["epoch_num", "learning_rate"]
+
+    def epoch(self, epoch=None):
+        self.epoch_num = self.epoch_num + 1 if epoch is None else epoch
+        self.learning_rate = _f(self.get_lr())
+        self.last_lr = self.learning_rate
+
+    def step(self):
+        return self.learning_rate
+
+    def consume(self):
+        self._used = self.learning_rate
+        self.last_lr = self.learning_rate
+        return self.learning_rate
+
+    def current(self):
+        return self._used if self._used is not None else self.learning_rate
+
+    def set_dict(self, state_dict):
+        self._state_keys()
+        for k in self.keys:
+            if k in state_dict:
+                self.__dict__[k] = state_dict[k]
+        self.last_lr = self.learning_rate
+
+    set_state_dict = set_dict
+
+
+@legacy("paddle.fluid.dygraph.StepDecay", "paddle.fluid.dygraph.learning_rate_scheduler.StepDecay",
+        replacement="paddle.optimizer.lr.StepDecay")
+class StepDecay(_EpochDecay):
+    def __init__(self, learning_rate, step_size, decay_rate=0.1):
+        if not isinstance(step_size, int):
+            raise TypeError("The type of 'step_size' must be 'int', but received %s." % type(step_size))
+        if decay_rate >= 1.0:
+            raise ValueError("decay_rate should be < 1.0.")
+        self.step_size_epochs = step_size
+        self.decay_rate = decay_rate
+        super().__init__(learning_rate)
+
+    def get_lr(self):
+        return self.base_lr * (_f(self.decay_rate) ** (self.epoch_num // self.step_size_epochs))
+
+
+@legacy("paddle.fluid.dygraph.MultiStepDecay", "paddle.fluid.dygraph.learning_rate_scheduler.MultiStepDecay",
+        replacement="paddle.optimizer.lr.MultiStepDecay")
+class MultiStepDecay(_EpochDecay):
+    def __init__(self, learning_rate, milestones, decay_rate=0.1):
+        if not isinstance(milestones, (tuple, list)):
+            raise TypeError("The type of 'milestones' in 'MultiStepDecay' must be 'tuple, list', "
+                            "but received %s." % type(milestones))
+        if decay_rate >= 1.0:
+            raise ValueError("decay_rate should be < 1.0.")
+        self.milestones = milestones
+        self.decay_rate = decay_rate
+        super().__init__(learning_rate)
+
+    def get_lr(self):
+        rate = _f(self.decay_rate)
+        for i, m in enumerate(self.milestones):
+            if self.epoch_num < m:
+                return self.base_lr * (rate ** i)
+        return self.base_lr * (rate ** len(self.milestones))
+
+
+@legacy("paddle.fluid.dygraph.LambdaDecay", "paddle.fluid.dygraph.learning_rate_scheduler.LambdaDecay",
+        replacement="paddle.optimizer.lr.LambdaDecay")
+class LambdaDecay(_EpochDecay):
+    def __init__(self, learning_rate, lr_lambda):
+        if not callable(lr_lambda):
+            raise TypeError("The type of 'lr_lambda' in 'LambdaDecay' must be 'function', "
+                            "but received %s." % type(lr_lambda))
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate)
+
+    def get_lr(self):
+        return self.base_lr * self.lr_lambda(self.epoch_num)
+
+
+# -- static functions (``fluid.layers.*_decay``) -------------------------------------
+
+def _new(cls, *args, **kwargs):
+    with quiet():
+        return cls(*args, **kwargs)
+
+
+def _static_or(obj):
+    obj._static = not paddle.in_dynamic_mode()
+    return obj
+
+
+@legacy("paddle.fluid.layers.exponential_decay", "paddle.fluid.layers.learning_rate_scheduler.exponential_decay",
+        replacement="paddle.optimizer.lr.ExponentialDecay + scheduler.step() per iteration")
+def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return _static_or(_new(ExponentialDecay, learning_rate, decay_steps, decay_rate, staircase))
+
+
+@legacy("paddle.fluid.layers.natural_exp_decay", "paddle.fluid.layers.learning_rate_scheduler.natural_exp_decay",
+        replacement="paddle.optimizer.lr.NaturalExpDecay + scheduler.step() per iteration")
+def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return _static_or(_new(NaturalExpDecay, learning_rate, decay_steps, decay_rate, staircase))
+
+
+@legacy("paddle.fluid.layers.inverse_time_decay", "paddle.fluid.layers.learning_rate_scheduler.inverse_time_decay",
+        replacement="paddle.optimizer.lr.InverseTimeDecay + scheduler.step() per iteration")
+def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return _static_or(_new(InverseTimeDecay, learning_rate, decay_steps, decay_rate, staircase))
+
+
+@legacy("paddle.fluid.layers.polynomial_decay", "paddle.fluid.layers.learning_rate_scheduler.polynomial_decay",
+        replacement="paddle.optimizer.lr.PolynomialDecay + scheduler.step() per iteration")
+def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False):
+    return _static_or(_new(PolynomialDecay, learning_rate, decay_steps, end_learning_rate,
+                                                      power, cycle))
+
+
+@legacy("paddle.fluid.layers.piecewise_decay", "paddle.fluid.layers.learning_rate_scheduler.piecewise_decay",
+        replacement="paddle.optimizer.lr.PiecewiseDecay + scheduler.step() per iteration")
+def piecewise_decay(boundaries, values):
+    if len(values) - len(boundaries) != 1:
+        raise ValueError("len(values) - len(boundaries) should be 1")
+    return _static_or(_new(PiecewiseDecay, boundaries, values, 0))
+
+
+@legacy("paddle.fluid.layers.noam_decay", "paddle.fluid.layers.learning_rate_scheduler.noam_decay",
+        replacement="paddle.optimizer.lr.NoamDecay + scheduler.step() per iteration")
+def noam_decay(d_model, warmup_steps, learning_rate=1.0):
+    return _static_or(_new(NoamDecay, d_model, warmup_steps, learning_rate=learning_rate))
+
+
+@legacy("paddle.fluid.layers.cosine_decay", "paddle.fluid.layers.learning_rate_scheduler.cosine_decay",
+        replacement="paddle.optimizer.lr.CosineAnnealingDecay (stepped per epoch)")
+def cosine_decay(learning_rate, step_each_epoch, epochs):
+    return _static_or(_new(CosineDecay, learning_rate, step_each_epoch, epochs))
+
+
+@legacy("paddle.fluid.layers.linear_lr_warmup", "paddle.fluid.layers.learning_rate_scheduler.linear_lr_warmup",
+        replacement="paddle.optimizer.lr.LinearWarmup + scheduler.step() per iteration")
+def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
+    if paddle.in_dynamic_mode():
+        return _new(LinearLrWarmup, learning_rate, warmup_steps, start_lr, end_lr)
+    return _static_or(_StaticWarmup(learning_rate, warmup_steps, start_lr, end_lr))
+
+
+# -- hooks for the executor and the optimizers -----------------------------------------
+
+def after_run(program) -> None:
+    sched = getattr(program, "lr_scheduler", None)
+    if isinstance(sched, LegacyDecay) and sched._static:
+        sched.advance()
+
+
+def lr_value_for(decay, program):
+    """The variable holding *decay*'s rate in *program* (``fetch_list=[lr]``)."""
+    p = program
+    while p is not None:
+        if getattr(p, "lr_scheduler", None) is decay:
+            from compat.fluid import _pir
+            return _pir.translate(p.lr_var, program)
+        p = getattr(p, "_compat_source", None)
+    raise ValueError("fetch_list: this learning-rate decay is not used by an optimizer of "
+                     "the program being run")
+
+
+_lazy.attach(globals())

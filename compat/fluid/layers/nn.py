@@ -1,0 +1,325 @@
+"""``paddle.fluid.layers.nn`` (1.8).
+
+Hand-written here: the layers that create parameters (``fc``, ``conv2d``,
+``batch_norm``, ``layer_norm``, ``embedding`` ... work in dygraph and in static PIR
+programs, with 1.x parameter names and default initializers), and the ops whose 1.x
+semantics no single call expresses (``elementwise_*`` with ``axis``, ``mul`` with
+``num_col_dims``, ``flatten`` to 2-D, ``pool2d``). Everything else comes from the rule
+database (module ``__getattr__``).
+"""
+from __future__ import annotations
+
+import paddle
+import paddle.nn.functional as F
+import paddle.nn.initializer as I
+
+from compat import _lazy
+from compat._runtime import legacy, manual_error
+from compat.fluid.layers._helper import (apply_act, create_parameter, layer_name, prod,
+                                         shape_of)
+
+__all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_norm",
+           "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
+           "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
+           "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
+           "prelu"]
+
+
+def _nn(name, replacement=None):
+    return legacy("paddle.fluid.layers." + name, "paddle.fluid.layers.nn." + name,
+                  replacement=replacement)
+
+
+def _matmul_flat(x, w, num_flatten_dims):
+    """1.x ``mul(x, w, x_num_col_dims=k)`` for a 2-D ``w``: x's dims from k on are
+    flattened, the result keeps x's first k dims."""
+    rank = len(x.shape)
+    if rank > num_flatten_dims + 1:
+        x = paddle.flatten(x, start_axis=num_flatten_dims)
+    elif rank < num_flatten_dims + 1:
+        x = paddle.unsqueeze(x, list(range(rank, num_flatten_dims + 1)))
+    return paddle.matmul(x, w)
+
+
+@_nn("fc", replacement="paddle.static.nn.fc (static) / paddle.nn.Linear (dygraph)")
+def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None, name=None):
+    prefix = layer_name("fc", name)
+    inputs = input if isinstance(input, (list, tuple)) else [input]
+    attrs = param_attr if isinstance(param_attr, (list, tuple)) else [param_attr] * len(inputs)
+    if len(attrs) != len(inputs):
+        raise ValueError("fc: param_attr must be a single attribute or one per input")
+    outs = []
+    for x, attr in zip(inputs, attrs):
+        in_dim = prod(shape_of(x)[num_flatten_dims:])
+        w = create_parameter(prefix, "w", [in_dim, size], x.dtype, attr)
+        outs.append(_matmul_flat(x, w, num_flatten_dims))
+    out = outs[0] if len(outs) == 1 else paddle.add_n(outs)
+    b = create_parameter(prefix, "b", [size], inputs[0].dtype, bias_attr, is_bias=True)
+    if b is not None:
+        out = out + b
+    return apply_act(out, act)
+
+
+def _lookup(input, size, is_sparse, padding_idx, param_attr, dtype, squeeze_last):
+    prefix = layer_name("embedding")
+    w = create_parameter(prefix, "w", list(size), dtype, param_attr)
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = size[0] + padding_idx
+    ids = input
+    if squeeze_last:
+        if int(ids.shape[-1]) != 1:
+            raise ValueError("fluid.layers.embedding: the last dimension of the ids must be 1 "
+                             "(got shape %s); use fluid.embedding to append the dimension"
+                             % list(ids.shape))
+        ids = paddle.squeeze(ids, axis=-1)
+    return F.embedding(ids, w, padding_idx=padding_idx, sparse=is_sparse)
+
+
+@_nn("embedding", replacement="paddle.nn.Embedding / paddle.nn.functional.embedding on squeezed ids")
+def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
+              param_attr=None, dtype="float32"):
+    """1.x lookup_table (v1): ids ``[..., 1]`` -> ``[..., size[1]]`` (the trailing 1 is
+    replaced)."""
+    return _lookup(input, size, is_sparse, padding_idx, param_attr, dtype, squeeze_last=True)
+
+
+def embedding_v2(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
+                 param_attr=None, dtype="float32"):
+    """``fluid.embedding`` (lookup_table_v2): appends the embedding dimension."""
+    return _lookup(input, size, is_sparse, padding_idx, param_attr, dtype, squeeze_last=False)
+
+
+def _pair(v, n=2):
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return [v] * n
+
+
+@_nn("conv2d", replacement="paddle.nn.Conv2D / paddle.nn.functional.conv2d")
+def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
+           param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
+           data_format="NCHW"):
+    prefix = layer_name("conv2d", name)
+    groups = 1 if groups is None else groups
+    channels = int(input.shape[1] if data_format == "NCHW" else input.shape[-1])
+    k = _pair(filter_size)
+    shape = [num_filters, channels // groups] + k
+    std = (2.0 / (k[0] * k[1] * channels)) ** 0.5
+    w = create_parameter(prefix, "w", shape, input.dtype, param_attr,
+                         default_initializer=I.Normal(0.0, std))
+    b = create_parameter(prefix, "b", [num_filters], input.dtype, bias_attr, is_bias=True)
+    if isinstance(padding, str):
+        padding = padding.upper()
+    out = F.conv2d(input, w, bias=b, stride=stride, padding=padding, dilation=dilation,
+                   groups=groups, data_format=data_format)
+    return apply_act(out, act)
+
+
+@_nn("conv2d_transpose", replacement="paddle.nn.Conv2DTranspose / paddle.nn.functional.conv2d_transpose")
+def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0, stride=1,
+                     dilation=1, groups=None, param_attr=None, bias_attr=None, use_cudnn=True,
+                     act=None, name=None, data_format="NCHW"):
+    prefix = layer_name("conv2d_transpose", name)
+    groups = 1 if groups is None else groups
+    channels = int(input.shape[1] if data_format == "NCHW" else input.shape[-1])
+    if filter_size is None:
+        if output_size is None:
+            raise ValueError("output_size must be set when filter_size is None")
+        osz = _pair(output_size)
+        h, w_ = (input.shape[2], input.shape[3]) if data_format == "NCHW" else (input.shape[1], input.shape[2])
+        p, s, d = _pair(padding), _pair(stride), _pair(dilation)
+        filter_size = [(osz[0] - (int(h) - 1) * s[0] + 2 * p[0] - 1) // d[0] + 1,
+                       (osz[1] - (int(w_) - 1) * s[1] + 2 * p[1] - 1) // d[1] + 1]
+    k = _pair(filter_size)
+    shape = [channels, num_filters // groups] + k
+    w = create_parameter(prefix, "w", shape, input.dtype, param_attr)
+    b = create_parameter(prefix, "b", [num_filters], input.dtype, bias_attr, is_bias=True)
+    out = F.conv2d_transpose(input, w, bias=b, stride=stride, padding=padding, dilation=dilation,
+                             groups=groups, output_size=output_size, data_format=data_format)
+    return apply_act(out, act)
+
+
+@_nn("pool2d", replacement="paddle.nn.functional.max_pool2d / avg_pool2d (stride=1 explicitly)")
+def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+           global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
+           data_format="NCHW"):
+    if pool_type not in ("max", "avg"):
+        raise ValueError("Unknown Attr(pool_type): '%s'. It can only be 'max' or 'avg'." % pool_type)
+    if global_pooling:
+        if pool_type == "avg":
+            return F.adaptive_avg_pool2d(input, 1, data_format=data_format)
+        return F.adaptive_max_pool2d(input, 1)
+    if pool_size == -1:
+        raise ValueError("When Attr(global_pooling) is False, Attr(pool_size) must be set")
+    padding = pool_padding.upper() if isinstance(pool_padding, str) else pool_padding
+    if pool_type == "max":
+        return F.max_pool2d(input, pool_size, stride=pool_stride, padding=padding,
+                            ceil_mode=ceil_mode, data_format=data_format)
+    return F.avg_pool2d(input, pool_size, stride=pool_stride, padding=padding,
+                        ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+
+
+def _bn_format(x, data_layout):
+    rank = len(x.shape)
+    if data_layout == "NCHW":
+        return {2: "NC", 3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "NCHW")
+    return {3: "NLC", 4: "NHWC", 5: "NDHWC"}.get(rank, "NHWC")
+
+
+@_nn("batch_norm", replacement="paddle.nn.BatchNorm2D / paddle.nn.functional.batch_norm")
+def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
+               bias_attr=None, data_layout="NCHW", in_place=False, name=None,
+               moving_mean_name=None, moving_variance_name=None,
+               do_model_average_for_mean_and_var=True, use_global_stats=False):
+    prefix = layer_name("batch_norm", name)
+    c = int(input.shape[1] if data_layout == "NCHW" else input.shape[-1])
+    dtype = input.dtype
+    scale = create_parameter(prefix, "w", [c], dtype, param_attr, default_initializer=I.Constant(1.0))
+    bias = create_parameter(prefix, "b", [c], dtype, bias_attr, is_bias=True)
+    mean = create_parameter(prefix, "w", [c], dtype,
+                            paddle.ParamAttr(name=moving_mean_name, initializer=I.Constant(0.0),
+                                             trainable=False,
+                                             do_model_average=do_model_average_for_mean_and_var),
+                            trainable=False)
+    var = create_parameter(prefix, "w", [c], dtype,
+                           paddle.ParamAttr(name=moving_variance_name, initializer=I.Constant(1.0),
+                                            trainable=False,
+                                            do_model_average=do_model_average_for_mean_and_var),
+                           trainable=False)
+    out = F.batch_norm(input, mean, var, weight=scale, bias=bias, training=not is_test,
+                       momentum=momentum, epsilon=epsilon,
+                       data_format=_bn_format(input, data_layout),
+                       use_global_stats=True if use_global_stats else None)
+    return apply_act(out, act)
+
+
+@_nn("layer_norm", replacement="paddle.nn.LayerNorm / paddle.nn.functional.layer_norm")
+def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05, param_attr=None,
+               bias_attr=None, act=None, name=None):
+    prefix = layer_name("layer_norm", name)
+    shape = shape_of(input)
+    norm_shape = shape[begin_norm_axis:]
+    n = prod(norm_shape)
+    w = create_parameter(prefix, "w", [n], input.dtype, param_attr,
+                         default_initializer=I.Constant(1.0)) if scale else None
+    b = create_parameter(prefix, "b", [n], input.dtype, bias_attr, is_bias=True) if shift else None
+    if len(norm_shape) > 1:
+        w = paddle.reshape(w, norm_shape) if w is not None else None
+        b = paddle.reshape(b, norm_shape) if b is not None else None
+    out = F.layer_norm(input, norm_shape, weight=w, bias=b, epsilon=epsilon)
+    return apply_act(out, act)
+
+
+@_nn("group_norm", replacement="paddle.nn.GroupNorm / paddle.nn.functional.group_norm")
+def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
+               data_layout="NCHW", name=None):
+    prefix = layer_name("group_norm", name)
+    c = int(input.shape[1] if data_layout == "NCHW" else input.shape[-1])
+    w = create_parameter(prefix, "w", [c], input.dtype, param_attr, default_initializer=I.Constant(1.0))
+    b = create_parameter(prefix, "b", [c], input.dtype, bias_attr, is_bias=True)
+    out = F.group_norm(input, groups, epsilon=epsilon, weight=w, bias=b, data_format=data_layout)
+    return apply_act(out, act)
+
+
+@_nn("instance_norm", replacement="paddle.nn.InstanceNorm2D / paddle.nn.functional.instance_norm")
+def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
+    prefix = layer_name("instance_norm", name)
+    c = int(input.shape[1])
+    w = create_parameter(prefix, "w", [c], input.dtype, param_attr, default_initializer=I.Constant(1.0))
+    b = create_parameter(prefix, "b", [c], input.dtype, bias_attr, is_bias=True)
+    return F.instance_norm(input, weight=w, bias=b, eps=epsilon)
+
+
+@_nn("prelu", replacement="paddle.nn.PReLU / paddle.nn.functional.prelu")
+def prelu(x, mode, param_attr=None, name=None):
+    prefix = layer_name("prelu", name)
+    if mode == "all":
+        shape = [1]
+    elif mode == "channel":
+        shape = [int(x.shape[1])]
+    elif mode == "element":
+        shape = shape_of(x)[1:]
+    else:
+        raise ValueError("mode should be one of all, channel, element.")
+    w = create_parameter(prefix, "w", shape, x.dtype, param_attr, default_initializer=I.Constant(0.25))
+    if mode == "element":
+        return paddle.maximum(x, paddle.zeros_like(x)) + paddle.minimum(x, paddle.zeros_like(x)) * w
+    return F.prelu(x, w)
+
+
+# -- elementwise ops with 1.x axis broadcasting -----------------------------------------
+
+def align_y(x, y, axis):
+    """Reshape *y* so that NumPy broadcasting puts its dims at *axis* of *x* (1.x rule:
+    trailing size-1 dims of Y are dropped, ``axis=-1`` means ``rank(X) - rank(Y)``)."""
+    if axis is None or axis == -1:
+        return y
+    if not hasattr(y, "shape") or not hasattr(x, "shape"):
+        return y
+    rx = len(x.shape)
+    ys = shape_of(y)
+    while ys and ys[-1] == 1:
+        ys = ys[:-1]
+    if axis < 0:
+        axis = axis + rx
+    want = ys + [1] * (rx - axis - len(ys))
+    if want == shape_of(y):
+        return y
+    if not want:
+        want = [1]
+    return paddle.reshape(y, want)
+
+
+def _elementwise(kind, fn):
+    name = "elementwise_" + kind
+
+    def op(x, y, axis=-1, act=None, name=None):
+        if not hasattr(y, "shape"):
+            y = paddle.full([1], y, x.dtype)
+        return apply_act(fn(x, align_y(x, y, axis)), act)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = "1.x ``%s(x, y, axis=-1, act=None, name=None)``: Y aligned at ``axis``." % name
+    return _nn(name)(op)
+
+
+elementwise_add = _elementwise("add", paddle.add)
+elementwise_sub = _elementwise("sub", paddle.subtract)
+elementwise_mul = _elementwise("mul", paddle.multiply)
+elementwise_div = _elementwise("div", paddle.divide)
+elementwise_max = _elementwise("max", paddle.maximum)
+elementwise_min = _elementwise("min", paddle.minimum)
+elementwise_pow = _elementwise("pow", paddle.pow)
+elementwise_mod = _elementwise("mod", paddle.remainder)
+elementwise_floordiv = _elementwise("floordiv", paddle.floor_divide)
+
+
+@_nn("mul", replacement="paddle.matmul on paddle.flatten'ed inputs")
+def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
+    """1.x ``mul``: X flattened to 2-D at ``x_num_col_dims``, Y at ``y_num_col_dims``; the
+    result has shape ``X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:]``."""
+    ys = shape_of(y)
+    y2 = paddle.reshape(y, [prod(ys[:y_num_col_dims]), prod(ys[y_num_col_dims:])])
+    out = _matmul_flat(x, y2, x_num_col_dims)
+    tail = ys[y_num_col_dims:]
+    if len(tail) != 1:
+        out = paddle.reshape(out, [0] * x_num_col_dims + tail)
+    return out
+
+
+@_nn("flatten", replacement="paddle.flatten (1.x always returned 2-D)")
+def flatten(x, axis=1, name=None):
+    """1.x: ``[prod(shape[:axis]), prod(shape[axis:])]`` (always 2-D)."""
+    rank = len(x.shape)
+    if axis < 0 or axis > rank:
+        raise ValueError("The axis should be a int, and in range [0, rank(x)]")
+    if axis == 0:
+        return paddle.reshape(x, [1, -1])
+    out = x if axis >= rank else paddle.flatten(x, start_axis=axis)
+    if axis == rank:
+        out = paddle.unsqueeze(out, -1)
+    if axis > 1:
+        out = paddle.flatten(out, start_axis=0, stop_axis=axis - 1)
+    return out
+
+
+_lazy.attach(globals())

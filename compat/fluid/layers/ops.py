@@ -1,0 +1,4 @@
+"""``paddle.fluid.layers.ops`` (1.8): generated from the rule database."""
+from compat import _lazy
+
+_lazy.attach(globals())

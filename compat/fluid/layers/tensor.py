@@ -1,0 +1,51 @@
+"""``paddle.fluid.layers.tensor`` (1.8): hand-written where 1.x returned more (or other
+shapes) than today's op; the rest from the rule database."""
+from __future__ import annotations
+
+import paddle
+
+from compat import _lazy
+from compat._runtime import legacy
+
+
+def _t(name, replacement=None):
+    return legacy("paddle.fluid.layers." + name, "paddle.fluid.layers.tensor." + name,
+                  replacement=replacement)
+
+
+@_t("argsort", replacement="paddle.sort + paddle.argsort")
+def argsort(input, axis=-1, descending=False, name=None):
+    """1.x returned ``(sorted values, indices)``."""
+    return (paddle.sort(input, axis=axis, descending=descending),
+            paddle.argsort(input, axis=axis, descending=descending))
+
+
+@_t("fill_constant_batch_size_like", replacement="paddle.full with the batch size of the input")
+def fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx=0, output_dim_idx=0,
+                                  force_cpu=False):
+    shape = list(shape)
+    if paddle.in_dynamic_mode():
+        shape[output_dim_idx] = int(input.shape[input_dim_idx])
+    else:
+        dim = int(input.shape[input_dim_idx])
+        shape[output_dim_idx] = dim if dim >= 0 else paddle.shape(input)[input_dim_idx]
+    return paddle.full(shape, value, dtype)
+
+
+@_t("has_inf", replacement="paddle.any(paddle.isinf(x))")
+def has_inf(x):
+    return paddle.reshape(paddle.any(paddle.isinf(x)), [1])
+
+
+@_t("has_nan", replacement="paddle.any(paddle.isnan(x))")
+def has_nan(x):
+    return paddle.reshape(paddle.any(paddle.isnan(x)), [1])
+
+
+@_t("isfinite", replacement="paddle.all(paddle.isfinite(x))")
+def isfinite(x):
+    """1.x: ONE bool, true when every element is finite."""
+    return paddle.reshape(paddle.all(paddle.isfinite(x)), [1])
+
+
+_lazy.attach(globals())
