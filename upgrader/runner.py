@@ -545,7 +545,8 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
     files, errors = discover(paths, settings.exclude, settings.extend_exclude,
                              config_root=settings.root)
     report.errors.extend(e.to_dict() for e in errors)
-    if mode == "fix":
+    if mode == "fix" and (require_clean or not os.environ.get("PRE_COMMIT")):
+        # under pre-commit the staged files are "uncommitted" by definition
         dirty = git_dirty(paths) if files else []
         if dirty and require_clean:
             report.errors.append({"path": dirty[0], "line": None, "column": None, "message": (
