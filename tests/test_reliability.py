@@ -233,3 +233,35 @@ def test_check_exit_codes_through_the_cli(tmp_path):
     (tmp_path / "py2.py").write_text("import paddle.fluid as fluid\nprint 'x'\n")
     res = cli("check", "--no-cache", tmp_path)
     assert res.returncode == 2 and "2to3" in res.stdout + res.stderr
+
+
+@needs_cli
+@needs_rule
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])
+def test_ctrl_c_stops_cleanly_and_reports_exactly_what_was_written(tmp_path, jobs):
+    code = SNIPPET[0]
+    for i in range(80):
+        (tmp_path / f"m{i:03d}.py").write_text(code + f"v = {i}\n")
+    original = code + "v = 0\n"
+    proc = subprocess.Popen([str(CLI), "fix", "--no-cache", *jobs, str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until some, not all, files are written
+        if any("fluid" not in p.read_text() for p in tmp_path.glob("*.py")):
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    upgraded = sorted(p.name for p in tmp_path.glob("*.py") if "fluid" not in p.read_text())
+    for p in tmp_path.glob("*.py"):  # whole files only
+        text = p.read_text()
+        assert text.endswith(f"v = {int(p.stem[1:])}\n") and (
+            "fluid" in text) == (text == original.replace("v = 0", f"v = {int(p.stem[1:])}"))
+    if len(upgraded) == 80:
+        pytest.skip("the run finished before Ctrl-C arrived")
+    assert proc.returncode == 2, out + err
+    line = [l for l in (out + err).splitlines() if l.startswith("Interrupted:")][0]
+    assert line.startswith(f"Interrupted: {len(upgraded)} file(s) had been written")
+    assert sorted(Path(x.strip()).name for x in line.split(": ", 2)[2].split(";")[0].split(",")) \
+        == upgraded

@@ -117,7 +117,8 @@ def _summary_lines(rep) -> List[str]:
     if rep.interrupted:
         written = rep.written
         out.append(f"Interrupted: {len(written)} file(s) had been written"
-                   + (": " + ", ".join(written) if written else "") + "; no file is half-written.")
+                   + (": " + ", ".join(written) if written else "") + "; no file is half-written"
+                   + (f"; {s['not_processed']} file(s) not processed." if s["not_processed"] else "."))
     return out
 
 

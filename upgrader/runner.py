@@ -72,6 +72,7 @@ class RunReport:
     warnings: List[str] = field(default_factory=list)
     interrupted: bool = False
     unsafe_fixes: bool = False
+    discovered: int = 0  # files found; more than len(files) when interrupted
 
     @property
     def findings(self) -> List[dict]:
@@ -121,6 +122,7 @@ class RunReport:
             "written": len(self.written),
             "fixed": self.fixed,
             "interrupted": self.interrupted,
+            "not_processed": max(0, self.discovered - len(self.files)),
         }
 
 
@@ -545,6 +547,7 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
     files, errors = discover(paths, settings.exclude, settings.extend_exclude,
                              config_root=settings.root)
     report.errors.extend(e.to_dict() for e in errors)
+    report.discovered = len(files)
     if mode == "fix" and (require_clean or not os.environ.get("PRE_COMMIT")):
         # under pre-commit the staged files are "uncommitted" by definition
         dirty = git_dirty(paths) if files else []
