@@ -382,21 +382,20 @@ def unified_diff(old: str, new: str, path: str, label: str = "") -> str:
 # ------------------------------------------------------------------------ one file
 
 _in_worker = False
-_pending_sigint = False
+_stop_requested = False  # Ctrl-C arrived while a file was being written (serial mode)
 
 
 @contextmanager
 def _defer_sigint():
-    """Hold Ctrl-C while a file is being committed, so the report knows it was written."""
+    """Hold Ctrl-C while a file is being committed, so that the report knows it was
+    written; the run stops after this file."""
     if _in_worker or threading.current_thread() is not threading.main_thread():
         yield
         return
-    global _pending_sigint
-    _pending_sigint = False
 
     def handler(signum, frame):
-        global _pending_sigint
-        _pending_sigint = True
+        global _stop_requested
+        _stop_requested = True
 
     try:
         old = signal.signal(signal.SIGINT, handler)
@@ -407,9 +406,6 @@ def _defer_sigint():
         yield
     finally:
         signal.signal(signal.SIGINT, old)
-        if _pending_sigint:
-            _pending_sigint = False
-            raise KeyboardInterrupt
 
 
 def _strip_private(findings: List[dict]) -> List[dict]:
@@ -606,12 +602,17 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
 
 
 def _run_serial(tasks, opts: Options, results: Dict[int, FileResult], step) -> bool:
+    global _stop_requested
+    _stop_requested = False
     for i, path in tasks:
         try:
             results[i] = process_file(path, opts)
         except KeyboardInterrupt:
             return True
         step()
+        if _stop_requested:
+            _stop_requested = False
+            return True
     return False
 
 
