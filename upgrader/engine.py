@@ -182,11 +182,12 @@ class Upgrader(cst.CSTTransformer):
 
     # ----------------------------------------------------------------- findings
     def report(self, node: cst.CSTNode, code: str, message: str, legacy: str,
-               replacement: str, fix: str, applied: bool = False) -> None:
-        self.report_at(self.pos(node), code, message, legacy, replacement, fix, applied)
+               replacement: str, fix: str, applied: bool = False, todo: Optional[str] = None) -> None:
+        self.report_at(self.pos(node), code, message, legacy, replacement, fix, applied, todo)
 
     def report_at(self, pos, code: str, message: str, legacy: str,
-                  replacement: str, fix: str, applied: bool = False) -> None:
+                  replacement: str, fix: str, applied: bool = False,
+                  todo: Optional[str] = None) -> None:
         if not self.opts.enabled(code):
             return
         line, col, eline, ecol = pos
@@ -194,7 +195,7 @@ class Upgrader(cst.CSTTransformer):
                                      message, legacy, replacement, fix, applied=applied))
         if fix == "manual" or (fix == "unsafe" and not applied):
             if self.todo_stack:
-                self.todo_stack[-1].append(f"{code} {message}")
+                self.todo_stack[-1].append(todo_text(code, todo or message, legacy))
 
     def report_entry(self, node, entry: Entry, applied: bool, manual: Optional[str] = None):
         short = entry.short
@@ -209,11 +210,14 @@ class Upgrader(cst.CSTTransformer):
                         entry.name, entry.target, "manual")
             return
         msg = f"`{short}` → `{entry.target}`"
+        todo = None
         if entry.safety == "unsafe":
             msg += f" (unsafe: {entry.note})" if entry.note else " (unsafe)"
             if not applied:
                 msg += "; apply with --unsafe-fixes"
-        self.report(node, entry.code, msg, entry.name, entry.target, entry.safety, applied)
+                todo = (f"`{short}` → `{entry.target}` can change results; review, then "
+                        "`paddle-upgrade fix --unsafe-fixes`.")
+        self.report(node, entry.code, msg, entry.name, entry.target, entry.safety, applied, todo)
 
     def can_apply(self, entry: Entry) -> bool:
         if not self.opts.enabled(entry.code):
@@ -401,6 +405,19 @@ class Upgrader(cst.CSTTransformer):
 
     def leave_Name(self, original, updated):
         return self.ref_decisions.get(id(original), updated)
+
+
+def todo_text(code: str, message: str, legacy: str) -> str:
+    """A one-line TODO: the code, the first sentence of the message, where to read more."""
+    text = " ".join(message.split())
+    cut = re.search(r"(?<=[.;:])\s", text[40:])
+    if cut and 40 + cut.start() < len(text) - 1:
+        text = text[: 40 + cut.start()].rstrip(".;:")
+    if len(text) > 160:
+        text = text[:157].rstrip() + "..."
+    short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
+    more = f" (paddle-upgrade explain {short})" if short else ""
+    return f"{code} {text}{more}"
 
 
 def attach_todos(stmt, todos: List[str]):

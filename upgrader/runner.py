@@ -31,6 +31,7 @@ from upgrader.cache import Cache
 from upgrader.files import (MAX_FILE_BYTES, FileError, SourceFile, discover, file_kind,
                             read_source, write_source)
 from upgrader.noqa import apply_noqa
+from upgrader.notebook import NotebookError
 
 MODES = ("fix", "diff", "check")
 PY2_HINT = "Python 2 syntax? this tool needs Python 3 code; run 2to3 first"
@@ -320,7 +321,7 @@ def _same_syntax(old: str, new: str) -> None:
 
 def upgrade_notebook(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
     """All code cells of a notebook as one program; positions become cell/line."""
-    from upgrader.notebook import Notebook, NotebookError, cell_of_line
+    from upgrader.notebook import Notebook, cell_of_line
     nb = Notebook(text)
     if not nb.is_python:
         return Outcome([], [], text, False)
@@ -440,6 +441,9 @@ def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> F
         except _Parse as exc:
             fr.error(exc.message, exc.line, exc.column)
             cache.put(key, Outcome([], [], sf.text, False, list(fr.errors)).to_json())
+            return fr
+        except NotebookError as exc:
+            fr.error(f"{exc}; notebook left unchanged")
             return fr
         except Exception as exc:  # a bug must not stop the other files
             msg = str(exc) if isinstance(exc, _Refused) else \
