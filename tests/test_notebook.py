@@ -173,3 +173,15 @@ def test_real_engine_imports_in_first_cell_uses_in_a_later_one(tmp_path):
     before = p.read_bytes()
     runner.run([p], mode="fix", jobs=1, use_cache=False)
     assert p.read_bytes() == before
+
+
+def test_broken_notebook_file_is_an_error_others_proceed(tmp_path, fake):
+    (tmp_path / "bad.ipynb").write_text('{"cells": [ fluid')
+    (tmp_path / "good.ipynb").write_text(nb_text(["import paddle.fluid as fluid\n",
+                                                  "y = fluid.relu(x)\n"]))
+    rep = runner.run([tmp_path], mode="fix", jobs=1, use_cache=False,
+                     settings=cfg.Settings(root=tmp_path))
+    (err,) = rep.all_errors
+    assert err["path"].endswith("bad.ipynb") and "not valid notebook JSON" in err["message"]
+    assert "paddle.relu" in (tmp_path / "good.ipynb").read_text()
+    assert rep.exit_code == 2
