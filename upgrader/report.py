@@ -157,7 +157,7 @@ def _render_rich(rep, findings, errors, statistics, quiet) -> str:
     console = Console(file=buf, force_terminal=True, color_system="standard", width=width,
                       highlight=False, soft_wrap=True)
     for w in rep.warnings:
-        console.print(Text("warning: ", style="yellow bold") + Text(w))
+        console.print(Text.assemble(("warning: ", "yellow bold"), w))
     if rep.mode == "diff" and not quiet:
         for r in rep.files:
             for line in r.diff.splitlines():
@@ -166,14 +166,12 @@ def _render_rich(rep, findings, errors, statistics, quiet) -> str:
                 console.print(Text(line, style=style))
     if not quiet:
         for f in findings:
-            t = Text(location(f), style="bold") + Text(": ") + Text(f["code"], style="red bold")
-            t += Text(" " + f["message"])
-            if fixable(f, rep.unsafe_fixes):
-                t += Text(" [*]", style="cyan")
-            console.print(t)
+            console.print(Text.assemble((location(f), "bold"), ": ", (f["code"], "red bold"),
+                                        " " + f["message"],
+                                        (" [*]", "cyan") if fixable(f, rep.unsafe_fixes) else ""))
     for e in errors:
-        console.print(Text(location(e), style="bold") + Text(": ") + Text("error", style="red bold")
-                      + Text(": " + e["message"]))
+        console.print(Text.assemble((location(e), "bold"), ": ", ("error", "red bold"),
+                                    ": " + e["message"]))
     if not quiet and (statistics or findings):
         counts = _counts(findings)
         if counts:
