@@ -265,3 +265,13 @@ def test_full_reduction_keeps_1x_shape_1():
     assert "a = paddle.atleast_1d(paddle.mean(x))" in out
     assert "b = paddle.mean(x, axis=1)" in out
     assert "c = paddle.atleast_1d(paddle.mean(x, None, True))" in out
+
+
+def test_named_holes_build_layer_then_call_it():
+    out = fixed("import paddle.fluid as fluid\ny = fluid.layers.conv2d(img, 8, 3, act='relu')\n")
+    assert "y = paddle.nn.functional.relu(paddle.nn.Conv2D(out_channels=8, kernel_size=3, in_channels=img.shape[1])(img))" in out
+
+
+def test_named_hole_on_complex_expression_is_manual():
+    r = up("import paddle.fluid as fluid\ny = fluid.layers.conv2d(f(img), 8, 3)\n")
+    assert r.findings[0].fix == "manual" and "evaluated more than once" in r.findings[0].message

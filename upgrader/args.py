@@ -7,6 +7,7 @@ Everything here works on libcst nodes and returns either a new call expression o
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
@@ -139,13 +140,16 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     out: List[Tuple[str, cst.BaseExpression, Optional[cst.Arg]]] = []  # (new kw, value, original arg)
     wraps: List[Tuple[str, Dict[str, cst.BaseExpression]]] = []
     notes: List[str] = []
+    named = _named_values(entry, bound)
+    if isinstance(named, Manual):
+        return named
     passed = list(bound.values)  # source order: keywords stay where the user put them
     commas: Dict[int, cst.Comma] = {}  # out index -> separator of a dropped argument after it
     for pname in passed:
         arg = bound.values[pname]
         before = len(out)
         try:
-            res = _map_one(entry, pname, arg, out, wraps)
+            res = _map_one(entry, pname, arg, out, wraps, named)
         finally:
             if len(out) == before and out and isinstance(arg.comma, cst.Comma):
                 # a dropped argument's separator (maybe a line break) follows the previous one
@@ -154,7 +158,7 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
             return res
     for pname, spec in entry.args.items():
         if pname not in bound.values and spec.default is not None:
-            out.append((spec.rename or pname, cst.parse_expression(spec.default), None))
+            out.append((spec.rename or pname, fill(spec.default, named), None))
         if spec.wrap_if_default is not None:
             param = entry.param(pname)
             arg = bound.values.get(pname)
@@ -162,15 +166,15 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
                                and same_value(code_of(arg.value), param.default)):
                 wraps.append((spec.wrap_if_default, {}))
     for k, v in entry.extra.items():
-        out.append((k, cst.parse_expression(v), None))
+        out.append((k, fill(v, named), None))
     args = _emit_args(entry, bound, out, call, commas)
     if isinstance(args, Manual):
         return args
     new: cst.BaseExpression = call.with_changes(func=target, args=args)
-    for template, subs in wraps:
-        new = fill(template, {"call": new, **subs})
-    if entry.wrap:
-        new = fill(entry.wrap, {"call": new})
+    if entry.wrap:  # completes the call itself (e.g. build a layer, then call it)
+        new = fill(entry.wrap, {**named, "call": new})
+    for template, subs in wraps:  # then what the arguments add (act, alpha, ...)
+        new = fill(template, {**named, "call": new, **subs})
     return new, notes
 
 
@@ -232,7 +236,7 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
     return fixed
 
 
-def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps):
+def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
     """Map one bound argument; appends to ``out``/``wraps`` or returns Manual."""
     value = arg.value
     src = code_of(value)
@@ -262,7 +266,7 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps):
         if spec.wrap:
             if spec.unless is not None and same_value(src, spec.unless):
                 return None
-            wraps.append((spec.wrap, {"": _paren(value)}))
+            wraps.append((spec.wrap, {**(named or {}), "": _paren(value)}))
             return None
         if spec.values is not None:
             kind, val = literal(src)
@@ -274,6 +278,53 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps):
                     value = cst.parse_expression(v)
                     break
         if spec.transform:
-            value = fill(spec.transform, {"": _paren(value)})
+            value = fill(spec.transform, {**(named or {}), "": _paren(value)})
         newname = spec.rename or pname
     out.append((newname, value, arg))
+
+
+_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _templates(entry: Entry) -> List[str]:
+    out = list(entry.extra.values()) + ([entry.wrap] if entry.wrap else [])
+    for spec in entry.args.values():
+        out += [t for t in (spec.transform, spec.wrap, spec.default, spec.wrap_if_default) if t]
+    return out
+
+
+def _simple(node: cst.BaseExpression) -> bool:
+    """Safe to evaluate more than once: a name, attribute chain or literal."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _simple(node.value)
+    return False
+
+
+def _named_values(entry: Entry, bound: Bound):
+    """Values for ``{param}`` holes that templates use to refer to other legacy arguments."""
+    uses: Dict[str, int] = {}
+    for t in _templates(entry):
+        for name in _HOLE.findall(t):
+            if name != "call":
+                uses[name] = uses.get(name, 0) + 1
+    named: Dict[str, cst.BaseExpression] = {}
+    for name, n in uses.items():
+        p = entry.param(name)
+        if p is None:
+            continue
+        arg = bound.values.get(name)
+        if arg is not None:
+            value = arg.value
+        elif p.has_default:
+            value = cst.parse_expression(p.default)
+        else:
+            continue
+        spec = entry.args.get(name)
+        kept = not (spec is not None and (spec.drop or spec.drop_if_default or spec.act))
+        if n + (1 if kept and arg is not None else 0) > 1 and not _simple(value):
+            return Manual(f"`{name}` would be evaluated more than once in the rewrite; "
+                          f"assign `{code_of(value)}` to a variable first")
+        named[name] = _paren(value)
+    return named
