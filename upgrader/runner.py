@@ -606,18 +606,39 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
 
 
 def _run_serial(tasks, opts: Options, results: Dict[int, FileResult], step) -> bool:
+    """One file after another. The first Ctrl-C lets the current file finish (and be
+    reported), a second one abandons it (its write is atomic either way)."""
     global _stop_requested
     _stop_requested = False
-    for i, path in tasks:
+    presses = []
+
+    def handler(signum, frame):
+        global _stop_requested
+        _stop_requested = True
+        presses.append(1)
+        if len(presses) > 1:
+            raise KeyboardInterrupt
+
+    installed, old = False, None
+    if threading.current_thread() is threading.main_thread():
         try:
-            results[i] = process_file(path, opts)
-        except KeyboardInterrupt:
-            return True
-        step()
-        if _stop_requested:
-            _stop_requested = False
-            return True
-    return False
+            old, installed = signal.signal(signal.SIGINT, handler), True
+        except ValueError:  # pragma: no cover
+            pass
+    try:
+        for i, path in tasks:
+            if _stop_requested:
+                break
+            try:
+                results[i] = process_file(path, opts)
+            except KeyboardInterrupt:
+                return True
+            step()
+        return _stop_requested
+    finally:
+        _stop_requested = False
+        if installed:
+            signal.signal(signal.SIGINT, old)
 
 
 def _run_pool(tasks, opts: Options, results: Dict[int, FileResult], jobs: int, step) -> bool:
