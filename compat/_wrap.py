@@ -293,8 +293,12 @@ def _base_ns(e, target) -> dict:
     return ns
 
 
+_HERE = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+
+
 def _compile(src: str, ns: dict, fname: str):
-    code = compile(src, "<compat %s>" % fname, "exec")
+    # a file name under compat/ (paddle.jit.to_static leaves compat's code alone)
+    code = compile(src, "%s/<generated %s>" % (_HERE, ns.get("_name", fname)), "exec")
     exec(code, ns)  # noqa: S102 - generated from rule data
     return ns[fname]
 

@@ -22,6 +22,10 @@ from compat.fluid import _pir  # noqa: E402
 
 _pir.install()
 
+import compat as _compat  # noqa: E402
+
+paddle.jit.ignore_module([_compat])  # to_static must not rewrite the shim's own code
+
 from compat.fluid import core, framework, unique_name  # noqa: E402,F401
 from compat.fluid import initializer, param_attr, regularizer  # noqa: E402,F401
 from compat.fluid import executor, compiler  # noqa: E402,F401
@@ -29,7 +33,7 @@ from compat.fluid import layers  # noqa: E402,F401
 from compat.fluid import clip, optimizer, backward  # noqa: E402,F401
 from compat.fluid import data_feeder, reader, io, metrics  # noqa: E402,F401
 from compat.fluid import dygraph, lod_tensor, input  # noqa: E402,F401
-from compat.fluid import contrib  # noqa: E402,F401
+from compat.fluid import contrib, nets  # noqa: E402,F401
 
 from compat.device import CPUPlace, CUDAPinnedPlace, CUDAPlace, XPUPlace  # noqa: E402,F401
 from compat.fluid._data import data  # noqa: E402,F401

@@ -195,7 +195,18 @@ def save(program, model_path):
     d = os.path.dirname(model_path)
     if d:
         os.makedirs(d, exist_ok=True)
-    paddle.static.save(_program(program), model_path)
+    program = _program(program)
+    paddle.static.save(program, model_path)
+    if not os.path.exists(model_path + ".pdmodel"):
+        # 1.x wrote the program next to the parameters; PIR names it differently
+        for ext in (".json", ".pdmodel.json"):
+            if os.path.exists(model_path + ext):
+                import shutil
+                shutil.copyfile(model_path + ext, model_path + ".pdmodel")
+                break
+        else:
+            with open(model_path + ".pdmodel", "w") as f:
+                f.write(str(program))
 
 
 @legacy("paddle.fluid.io.load", "paddle.fluid.load", replacement="paddle.static.load")

@@ -127,18 +127,6 @@ class AdagradOptimizer(_Legacy, O.Adagrad):
         self._legacy_setup(learning_rate, grad_clip)
 
 
-@_opt("AdamOptimizer", "Adam", replacement="paddle.optimizer.Adam")
-class AdamOptimizer(_Legacy, O.Adam):
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameter_list=None, regularization=None, grad_clip=None, name=None,
-                 lazy_mode=False):
-        O.Adam.__init__(self, learning_rate=_lr(learning_rate), beta1=beta1, beta2=beta2,
-                        epsilon=epsilon, parameters=_params(parameter_list),
-                        weight_decay=regularization, grad_clip=grad_clip, lazy_mode=lazy_mode,
-                        name=name)
-        self._legacy_setup(learning_rate, grad_clip)
-
-
 @_opt("AdamaxOptimizer", "Adamax", replacement="paddle.optimizer.Adamax")
 class AdamaxOptimizer(_Legacy, O.Adamax):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
@@ -160,16 +148,156 @@ class RMSPropOptimizer(_Legacy, O.RMSProp):
         self._legacy_setup(learning_rate, grad_clip)
 
 
+class _PyOptimizer(O.Optimizer):
+    """An optimizer whose update is written with paddle ops (dygraph and PIR alike), for
+    1.x update rules today's kernels no longer compute."""
+
+    _accumulators_spec = ()  # (name, fill_value, shape or None)
+
+    def __init__(self, learning_rate, parameters, weight_decay, grad_clip, name):
+        super().__init__(learning_rate=learning_rate, parameters=parameters,
+                         weight_decay=weight_decay, grad_clip=grad_clip, name=name)
+        self._multi_precision = False
+
+    def _create_accumulators(self, block, parameters):
+        if isinstance(parameters, dict):
+            parameters = parameters.get("params")
+        for p in parameters:
+            if p.name in self._already_create_accumulator:
+                continue
+            for acc, fill, shape in self._accumulators_spec:
+                self._add_accumulator(acc, p, fill_value=fill, shape=shape)
+            self._already_create_accumulator.add(p.name)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        accs = {acc: self._get_accumulator(acc, p) for acc, _, _ in self._accumulators_spec}
+        lr = self._create_param_lr(param_and_grad)
+        for target, value in self._update(p, g, lr, accs):
+            paddle.assign(value, target)
+        return None
+
+
+class _DecayedAdagrad(_PyOptimizer):
+    """``moment = decay * moment + (1 - decay) * g^2``;
+    ``param -= lr * g / (sqrt(moment) + epsilon)`` (1.x decayed_adagrad op)."""
+
+    type = "decayed_adagrad"
+    _accumulators_spec = (("moment", 0.0, None),)
+
+    def __init__(self, learning_rate, decay, epsilon, parameters, weight_decay, grad_clip, name):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._decay = decay
+        self._epsilon = epsilon
+
+    def _update(self, p, g, lr, accs):
+        m = accs["moment"]
+        new_m = m * self._decay + (g * g) * (1.0 - self._decay)
+        return [(m, new_m), (p, p - lr * g / (paddle.sqrt(new_m) + self._epsilon))]
+
+
+class _Adadelta(_PyOptimizer):
+    """1.x adadelta op: no learning rate; the parameter step is computed with the
+    *updated* squared-update average (the 1.x kernel wrote that accumulator in place
+    before evaluating the step): ``E[g2] = rho E[g2] + (1-rho) g^2``;
+    ``u = -sqrt((E[dx2] + eps) / (E[g2] + eps)) g``; ``E[dx2] = rho E[dx2] + (1-rho) u^2``;
+    ``param += -sqrt((E[dx2] + eps) / (E[g2] + eps)) g``."""
+
+    type = "adadelta"
+    _accumulators_spec = (("avg_squared_grad", 0.0, None), ("avg_squared_update", 0.0, None))
+
+    def __init__(self, epsilon, rho, parameters, weight_decay, grad_clip, name):
+        super().__init__(1.0, parameters, weight_decay, grad_clip, name)
+        self._epsilon = epsilon
+        self._rho = rho
+
+    def _update(self, p, g, lr, accs):
+        eg, ex = accs["avg_squared_grad"], accs["avg_squared_update"]
+        rho, eps = self._rho, self._epsilon
+        new_eg = eg * rho + (g * g) * (1.0 - rho)
+        u = -(paddle.sqrt((ex + eps) / (new_eg + eps))) * g
+        new_ex = ex * rho + (u * u) * (1.0 - rho)
+        step = -(paddle.sqrt((new_ex + eps) / (new_eg + eps))) * g
+        return [(eg, new_eg), (ex, new_ex), (p, p + step)]
+
+
+class _Lamb(_PyOptimizer):
+    """1.x lamb op (no bias correction of the moments):
+    ``r = m / (sqrt(v) + eps) + wd * p``; ``p -= lr * (||p|| / ||r|| if both > 0 else 1) * r``."""
+
+    type = "lamb"
+    _accumulators_spec = (("moment1", 0.0, None), ("moment2", 0.0, None))
+
+    def __init__(self, learning_rate, lamb_weight_decay, beta1, beta2, epsilon, parameters,
+                 weight_decay, grad_clip, exclude_fn, name):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._wd, self._beta1, self._beta2, self._epsilon = lamb_weight_decay, beta1, beta2, epsilon
+        self._exclude_fn = exclude_fn
+
+    def _update(self, p, g, lr, accs):
+        m1, m2 = accs["moment1"], accs["moment2"]
+        wd = self._wd
+        if self._exclude_fn is not None and self._exclude_fn(p):
+            wd = 0.0
+        new_m1 = m1 * self._beta1 + g * (1.0 - self._beta1)
+        new_m2 = m2 * self._beta2 + (g * g) * (1.0 - self._beta2)
+        r = new_m1 / (paddle.sqrt(new_m2) + self._epsilon) + p * wd
+        pn = paddle.sqrt(paddle.sum(p * p))
+        rn = paddle.sqrt(paddle.sum(r * r))
+        ratio = paddle.where(paddle.logical_and(pn > 0, rn > 0), pn / rn, paddle.ones_like(pn))
+        return [(m1, new_m1), (m2, new_m2), (p, p - (lr * ratio) * r)]
+
+
+class _Adam(_PyOptimizer):
+    """1.x adam op: ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``; moments updated;
+    ``p -= lr_t * m / (sqrt(v) + epsilon)``. Today's kernel adds
+    ``epsilon * sqrt(1 - beta2^t)`` instead of ``epsilon``: a different step wherever
+    ``sqrt(v)`` is not large against ``epsilon``."""
+
+    type = "adam"
+
+    def __init__(self, learning_rate, beta1, beta2, epsilon, parameters, weight_decay,
+                 grad_clip, name):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+        self._accumulators_spec = (("moment1", 0.0, None), ("moment2", 0.0, None),
+                                   ("beta1_pow_acc", float(beta1), [1]),
+                                   ("beta2_pow_acc", float(beta2), [1]))
+
+    def _update(self, p, g, lr, accs):
+        m1, m2 = accs["moment1"], accs["moment2"]
+        b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
+        lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
+        new_m1 = m1 * self._beta1 + g * (1.0 - self._beta1)
+        new_m2 = m2 * self._beta2 + (g * g) * (1.0 - self._beta2)
+        step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + self._epsilon))
+        return [(m1, new_m1), (m2, new_m2), (p, p - step),
+                (b1p, b1p * self._beta1), (b2p, b2p * self._beta2)]
+
+
+@_opt("AdamOptimizer", "Adam", replacement="paddle.optimizer.Adam")
+class AdamOptimizer(_Legacy, _Adam):
+    """1.x Adam, computed like the 1.x kernel (``_Adam``); ``lazy_mode`` only concerned
+    sparse gradients."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameter_list=None, regularization=None, grad_clip=None, name=None,
+                 lazy_mode=False):
+        _Adam.__init__(self, _lr(learning_rate), beta1, beta2, epsilon, _params(parameter_list),
+                       regularization, grad_clip, name)
+        self._lazy_mode = lazy_mode
+        self._legacy_setup(learning_rate, grad_clip)
+
+
 @_opt("AdadeltaOptimizer", "Adadelta", replacement="paddle.optimizer.Adadelta")
-class AdadeltaOptimizer(_Legacy, O.Adadelta):
-    """1.x's adadelta op had no learning-rate input: the update is not scaled by
-    ``learning_rate`` (today's Adadelta multiplies by it), so 1.0 is passed."""
+class AdadeltaOptimizer(_Legacy, _Adadelta):
+    """1.x's adadelta op had no learning-rate input (today's Adadelta multiplies the step
+    by it) and stepped with the updated squared-update average; see ``_Adadelta``."""
 
     def __init__(self, learning_rate, epsilon=1e-06, rho=0.95, parameter_list=None,
                  regularization=None, grad_clip=None, name=None):
-        O.Adadelta.__init__(self, learning_rate=1.0, epsilon=epsilon, rho=rho,
-                            parameters=_params(parameter_list), weight_decay=regularization,
-                            grad_clip=grad_clip, name=name)
+        _Adadelta.__init__(self, epsilon, rho, _params(parameter_list), regularization,
+                           grad_clip, name)
         self._legacy_setup(None, grad_clip)
         self._legacy_nominal_lr = learning_rate
 
@@ -178,51 +306,15 @@ class AdadeltaOptimizer(_Legacy, O.Adadelta):
         return lr.current() if isinstance(lr, LegacyDecay) else float(lr)
 
 
-@_opt("LambOptimizer", replacement="paddle.optimizer.Lamb")
-class LambOptimizer(_Legacy, O.Lamb):
+@_opt("LambOptimizer", replacement="paddle.optimizer.Lamb (note: it bias-corrects the moments)")
+class LambOptimizer(_Legacy, _Lamb):
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-06, parameter_list=None, regularization=None, grad_clip=None,
                  exclude_from_weight_decay_fn=None, name=None):
-        O.Lamb.__init__(self, learning_rate=_lr(learning_rate), lamb_weight_decay=lamb_weight_decay,
-                        beta1=beta1, beta2=beta2, epsilon=epsilon,
-                        parameters=_params(parameter_list), grad_clip=grad_clip,
-                        exclude_from_weight_decay_fn=exclude_from_weight_decay_fn, name=name)
-        if regularization is not None:
-            self.regularization = regularization
+        _Lamb.__init__(self, _lr(learning_rate), lamb_weight_decay, beta1, beta2, epsilon,
+                       _params(parameter_list), regularization, grad_clip,
+                       exclude_from_weight_decay_fn, name)
         self._legacy_setup(learning_rate, grad_clip)
-
-
-class _DecayedAdagrad(O.Optimizer):
-    """``moment = decay * moment + (1 - decay) * g^2``;
-    ``param -= lr * g / (sqrt(moment) + epsilon)`` (1.x decayed_adagrad op)."""
-
-    type = "decayed_adagrad"
-    _moment_acc_str = "moment"
-
-    def __init__(self, learning_rate, decay, epsilon, parameters, weight_decay, grad_clip, name):
-        super().__init__(learning_rate=learning_rate, parameters=parameters,
-                         weight_decay=weight_decay, grad_clip=grad_clip, name=name)
-        self._decay = decay
-        self._epsilon = epsilon
-
-    def _create_accumulators(self, block, parameters):
-        if isinstance(parameters, dict):
-            parameters = parameters.get("params")
-        for p in parameters:
-            if p.name in self._already_create_accumulator:
-                continue
-            self._add_accumulator(self._moment_acc_str, p)
-            self._already_create_accumulator.add(p.name)
-
-    def _append_optimize_op(self, block, param_and_grad):
-        p, g = param_and_grad
-        moment = self._get_accumulator_master(self._moment_acc_str, p)
-        lr = self._create_param_lr(param_and_grad)
-        new_m = moment * self._decay + (g * g) * (1.0 - self._decay)
-        new_p = p - lr * g / (paddle.sqrt(new_m) + self._epsilon)
-        paddle.assign(new_m, moment)
-        paddle.assign(new_p, p)
-        return None
 
 
 @_opt("DecayedAdagradOptimizer", "DecayedAdagrad", replacement="(no equivalent in paddle.optimizer)")

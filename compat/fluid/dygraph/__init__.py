@@ -7,7 +7,8 @@ from compat.fluid.dygraph.base import (BackwardStrategy, disable_dygraph,  # noq
                                        enabled, grad, guard, no_grad, to_variable)
 from compat.fluid.dygraph.checkpoint import load_dygraph, save_dygraph  # noqa: F401
 from compat.fluid.dygraph.container import LayerList, ParameterList, Sequential  # noqa: F401
-from compat.fluid.dygraph.jit import declarative, dygraph_to_static_func  # noqa: F401
+from compat.fluid.dygraph.jit import (ProgramTranslator, TracedLayer, declarative,  # noqa: F401
+                                      dygraph_to_static_func)
 from compat.fluid.dygraph.layers import Layer  # noqa: F401
 from compat.fluid.dygraph.learning_rate_scheduler import *  # noqa: F401,F403
 from compat.fluid.dygraph.learning_rate_scheduler import LearningRateDecay  # noqa: F401

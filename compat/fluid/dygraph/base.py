@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 
 import numpy as np
 import paddle
@@ -94,6 +95,7 @@ def to_variable(value, name=None, zero_copy=None):
         raise TypeError("The type of input value is invalid, expected type is 'ndarray', "
                         "'Variable' or 'ComplexVariable', but received %s" % type(value))
     t = paddle.to_tensor(value)
+    _leaves.add(t)
     if name is not None:
         try:
             t.name = name
@@ -133,6 +135,46 @@ class BackwardStrategy(object):
         self.sort_sum_gradient = False
 
 
+# -- 1.x backward: leaf gradients are overwritten, not accumulated --------------------
+#
+# In 1.8 every ``loss.backward()`` set the gradients of the leaves it reached (the
+# contributions of one pass summed); a second backward replaced them. Today gradients
+# accumulate until cleared. The patched backward clears, before running, the gradients
+# of the leaves this backward will reach (parameters, and tensors from ``to_variable``
+# made trainable with ``stop_gradient = False``), which gives the 1.x result.
+
+_leaves = weakref.WeakSet()
+
+
+def _reached_leaf_nodes(tensor):
+    root = tensor.grad_fn
+    out, seen, stack = set(), set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        ptr = node.node_ptr()
+        if ptr in seen:
+            continue
+        seen.add(ptr)
+        nxt = node.next_functions
+        if node.name() == "GradNodeAccumulation":
+            out.add(ptr)
+        stack.extend(nxt)
+    return out
+
+
+def _clear_reached_leaves(tensor):
+    live = [t for t in list(_leaves) if t.grad is not None]
+    if not live:
+        return
+    reached = _reached_leaf_nodes(tensor)
+    for t in live:
+        fn = t.grad_fn
+        if fn is not None and fn.node_ptr() in reached:
+            t.clear_gradient(False)
+
+
 _orig_backward = paddle.Tensor.backward
 
 
@@ -140,11 +182,21 @@ def _backward(self, grad_tensor=None, retain_graph=False, *args, **kwargs):
     if isinstance(grad_tensor, BackwardStrategy):  # 1.x: loss.backward(backward_strategy)
         grad_tensor = None
     kwargs.pop("backward_strategy", None)
+    _clear_reached_leaves(self)
     return _orig_backward(self, grad_tensor, retain_graph, *args, **kwargs)
+
+
+_orig_param_init = paddle.base.framework.EagerParamBase.__init__
+
+
+def _param_init(self, *args, **kwargs):
+    _orig_param_init(self, *args, **kwargs)
+    _leaves.add(self)
 
 
 if getattr(paddle.Tensor.backward, "__name__", "") != "_backward":
     _backward.__doc__ = _orig_backward.__doc__
     paddle.Tensor.backward = _backward
+    paddle.base.framework.EagerParamBase.__init__ = _param_init
 
 _lazy.attach(globals())

@@ -10,13 +10,97 @@ from compat._runtime import legacy
 @legacy("paddle.fluid.dygraph.declarative", "paddle.fluid.dygraph.jit.declarative",
         replacement="paddle.jit.to_static")
 def declarative(func):
-    return paddle.jit.to_static(func)
+    return paddle.jit.to_static(func, full_graph=True)
 
 
 @legacy("paddle.fluid.dygraph.dygraph_to_static_func", "paddle.fluid.dygraph.jit.dygraph_to_static_func",
         replacement="paddle.jit.to_static")
 def dygraph_to_static_func(func):
-    return paddle.jit.to_static(func)
+    return paddle.jit.to_static(func, full_graph=True)
 
 
 _lazy.attach(globals())
+
+
+@legacy("paddle.fluid.dygraph.ProgramTranslator", "paddle.fluid.dygraph.jit.ProgramTranslator",
+        "paddle.fluid.dygraph.dygraph_to_static.ProgramTranslator",
+        replacement="paddle.jit.enable_to_static")
+class ProgramTranslator(object):
+    """1.x singleton switch for ``@declarative``: ``enable(False)`` runs the decorated
+    functions eagerly (``paddle.jit.enable_to_static``)."""
+
+    _instance = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls._instance is None:
+            cls._instance = object.__new__(cls)
+            cls._instance.enable_to_static = True
+        return cls._instance
+
+    @classmethod
+    def get_instance(cls):
+        return cls()
+
+    def enable(self, enable_to_static):
+        self.enable_to_static = bool(enable_to_static)
+        paddle.jit.enable_to_static(self.enable_to_static)
+
+
+def _specs(inputs):
+    from paddle.static import InputSpec
+    return [InputSpec(shape=list(x.shape), dtype=x.dtype) for x in inputs]
+
+
+@legacy("paddle.fluid.dygraph.TracedLayer", "paddle.fluid.dygraph.jit.TracedLayer",
+        replacement="paddle.jit.to_static + paddle.jit.save")
+class TracedLayer(object):
+    """1.x ``TracedLayer.trace(layer, inputs)`` -> ``(outputs, traced)``; ``traced(inputs)``
+    returns numpy arrays; ``traced.save_inference_model(dirname, feed, fetch)`` writes a
+    directory ``fluid.io.load_inference_model`` reads. Built on ``paddle.jit.to_static``."""
+
+    def __init__(self, program, parameters, feed_names, fetch_names):
+        self._layer = program
+        self._static = parameters
+        self._specs = feed_names
+        self._n_out = fetch_names
+
+    @staticmethod
+    def trace(layer, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        outputs = layer(*inputs)
+        specs = _specs(inputs)
+        static = paddle.jit.to_static(layer.forward, input_spec=specs, full_graph=True)
+        n_out = len(outputs) if isinstance(outputs, (list, tuple)) else 1
+        return outputs, TracedLayer(layer, static, specs, n_out)
+
+    def set_strategy(self, build_strategy=None, exec_strategy=None):
+        pass
+
+    def __call__(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        out = self._static(*inputs)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        return [o.numpy() for o in outs]
+
+    def save_inference_model(self, dirname, feed=None, fetch=None):
+        import os
+        os.makedirs(dirname, exist_ok=True)
+        specs = self._specs if feed is None else [self._specs[i] for i in feed]
+        layer = self._layer
+        if fetch is not None and list(fetch) != list(range(self._n_out)):
+            base = layer
+
+            class _Pick(paddle.nn.Layer):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = base
+
+                def forward(self, *xs):
+                    out = self.inner(*xs)
+                    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+                    picked = [outs[i] for i in fetch]
+                    return picked[0] if len(picked) == 1 else picked
+            layer = _Pick()
+        paddle.jit.save(layer, os.path.join(dirname, "__model__"), input_spec=specs)

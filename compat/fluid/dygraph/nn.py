@@ -224,10 +224,7 @@ class LayerNorm(Layer):
                      if shift else None)
 
     def forward(self, input):
-        w, b = self.weight, self.bias
-        if len(self._normalized_shape) > 1:
-            w = paddle.reshape(w, self._normalized_shape) if w is not None else None
-            b = paddle.reshape(b, self._normalized_shape) if b is not None else None
+        w, b = self.weight, self.bias  # flat, as the layer_norm op takes them
         out = F.layer_norm(input, self._normalized_shape, weight=w, bias=b, epsilon=self._epsilon)
         return apply_act(out, self._act)
 

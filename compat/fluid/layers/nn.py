@@ -22,7 +22,7 @@ __all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_nor
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu"]
+           "prelu", "swish", "resize_nearest", "image_resize"]
 
 
 def _nn(name, replacement=None):
@@ -155,8 +155,30 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
     if pool_type == "max":
         return F.max_pool2d(input, pool_size, stride=pool_stride, padding=padding,
                             ceil_mode=ceil_mode, data_format=data_format)
+    if not exclusive and ceil_mode and not isinstance(padding, str):
+        # 1.x divided every window by the kernel area; today the windows that ceil_mode
+        # adds past the padded input are divided by their in-bounds part. Zero-pad the
+        # input so those windows fit, then pool without ceil_mode.
+        input, padding = _pad_for_ceil(input, pool_size, pool_stride, padding, data_format)
+        ceil_mode = False
     return F.avg_pool2d(input, pool_size, stride=pool_stride, padding=padding,
                         ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+
+
+def _pad_for_ceil(x, pool_size, stride, padding, data_format):
+    k, s = _pair(pool_size), _pair(stride)
+    p = _pair(padding)
+    if len(p) == 2:
+        p = [p[0], p[0], p[1], p[1]]
+    spatial = shape_of(x)[2:] if data_format == "NCHW" else shape_of(x)[1:-1]
+    extra = []
+    for i, n in enumerate(spatial):
+        lo, hi = p[2 * i], p[2 * i + 1]
+        span = n + lo + hi - k[i]
+        out = -(-span // s[i]) + 1
+        extra.append(max(0, (out - 1) * s[i] + k[i] - (n + lo + hi)))
+    pads = [p[2], p[3] + extra[1], p[0], p[1] + extra[0]]  # F.pad: [left, right, top, bottom]
+    return F.pad(x, pads, mode="constant", value=0.0, data_format=data_format), 0
 
 
 def _bn_format(x, data_layout):
@@ -203,9 +225,6 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05, 
     w = create_parameter(prefix, "w", [n], input.dtype, param_attr,
                          default_initializer=I.Constant(1.0)) if scale else None
     b = create_parameter(prefix, "b", [n], input.dtype, bias_attr, is_bias=True) if shift else None
-    if len(norm_shape) > 1:
-        w = paddle.reshape(w, norm_shape) if w is not None else None
-        b = paddle.reshape(b, norm_shape) if b is not None else None
     out = F.layer_norm(input, norm_shape, weight=w, bias=b, epsilon=epsilon)
     return apply_act(out, act)
 
@@ -304,6 +323,58 @@ def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
     if len(tail) != 1:
         out = paddle.reshape(out, [0] * x_num_col_dims + tail)
     return out
+
+
+@_nn("swish", replacement="paddle.nn.functional.swish")
+def swish(x, beta=1.0, name=None):
+    """Paddle 1.8.5's swish kernel ignored ``beta`` (``swish(x, beta=1.5)`` returned
+    ``x * sigmoid(x)``, checked on 1.8.5); so does this."""
+    return F.swish(x)
+
+
+def _out_size(x, out_shape, scale, data_format):
+    spatial = shape_of(x)[2:] if data_format in ("NCHW", "NCDHW") else shape_of(x)[1:-1]
+    if out_shape is not None:
+        return [int(s) for s in out_shape]
+    if scale is None:
+        raise ValueError("One of out_shape and scale must not be None.")
+    return [int(s * float(scale)) for s in spatial]
+
+
+def _nearest(x, out_shape, scale, align_corners, data_format):
+    if not align_corners:
+        size = _out_size(x, out_shape, scale, data_format) if out_shape is None else out_shape
+        return F.interpolate(x, size=size, mode="nearest", data_format=data_format)
+    # 1.x align_corners=True: source index round(k * (in - 1) / (out - 1))
+    import numpy as np
+    size = _out_size(x, out_shape, scale, data_format)
+    spatial = shape_of(x)[2:] if data_format == "NCHW" else shape_of(x)[1:-1]
+    axes = [2, 3] if data_format == "NCHW" else [1, 2]
+    out = x
+    for axis, n_in, n_out in zip(axes, spatial, size):
+        ratio = (n_in - 1.0) / (n_out - 1.0) if n_out > 1 else 0.0
+        idx = np.array([int(ratio * k + 0.5) for k in range(n_out)], dtype="int64")
+        out = paddle.gather(out, paddle.assign(idx), axis=axis)
+    return out
+
+
+@_nn("resize_nearest", replacement="paddle.nn.functional.interpolate(mode='nearest')")
+def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                   align_corners=True, data_format="NCHW"):
+    """1.x default ``align_corners=True`` rounds the source index; today's nearest
+    mode cannot align corners, so the rows/columns are gathered explicitly."""
+    return _nearest(input, out_shape, scale, align_corners, data_format)
+
+
+@_nn("image_resize", replacement="paddle.nn.functional.interpolate (align_corners=True, align_mode=1 explicitly)")
+def image_resize(input, out_shape=None, scale=None, name=None, resample="BILINEAR",
+                 actual_shape=None, align_corners=True, align_mode=1, data_format="NCHW"):
+    mode = resample.lower()
+    if mode == "nearest":
+        return _nearest(input, out_shape, scale, align_corners, data_format)
+    return F.interpolate(input, size=out_shape, scale_factor=scale, mode=mode,
+                         align_corners=align_corners, align_mode=align_mode,
+                         data_format=data_format)
 
 
 @_nn("flatten", replacement="paddle.flatten (1.x always returned 2-D)")
