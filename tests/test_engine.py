@@ -269,7 +269,7 @@ def test_full_reduction_keeps_1x_shape_1():
 
 def test_named_holes_build_layer_then_call_it():
     out = fixed("import paddle.fluid as fluid\ny = fluid.layers.conv2d(img, 8, 3, act='relu')\n")
-    assert "y = paddle.nn.functional.relu(paddle.nn.Conv2D(out_channels=8, kernel_size=3, in_channels=img.shape[1])(img))" in out
+    assert "y = paddle.nn.functional.relu(paddle.nn.Conv2D(in_channels=img.shape[1], out_channels=8, kernel_size=3)(img))" in out
 
 
 def test_named_hole_on_complex_expression_is_manual():

@@ -106,6 +106,8 @@ def fill(template: str, subs: Dict[str, cst.BaseExpression]) -> cst.BaseExpressi
     expr = cst.parse_expression(text)
     if isinstance(expr, cst.BaseExpression):
         expr = expr.visit(_Substitute(mapping))
+        if "[" in template:
+            expr = expr.visit(_FoldIndex())
     # parenthesize substituted compound expressions where needed
     return expr  # type: ignore[return-value]
 
@@ -145,12 +147,15 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
         return named
     passed = list(bound.values)  # source order: keywords stay where the user put them
     commas: Dict[int, cst.Comma] = {}  # out index -> separator of a dropped argument after it
+    dropped_at: Dict[str, int] = {}  # dropped legacy argument -> where it stood in the output
     for pname in passed:
         arg = bound.values[pname]
         before = len(out)
         try:
             res = _map_one(entry, pname, arg, out, wraps, named)
         finally:
+            if len(out) == before:
+                dropped_at[pname] = before
             if len(out) == before and out and isinstance(arg.comma, cst.Comma):
                 # a dropped argument's separator (maybe a line break) follows the previous one
                 commas[len(out) - 1] = arg.comma
@@ -165,8 +170,17 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
             if arg is None or (param is not None and param.has_default
                                and same_value(code_of(arg.value), param.default)):
                 wraps.append((spec.wrap_if_default, {}))
+    shift = 0
     for k, v in entry.extra.items():
-        out.append((k, fill(v, named), None))
+        # an extra built from a dropped argument takes that argument's place
+        at = [dropped_at[h] for h in _HOLE.findall(v) if h in dropped_at]
+        if at:
+            idx = min(at) + shift
+            out.insert(idx, (k, fill(v, named), None))
+            commas = {(i + 1 if i >= idx else i): c for i, c in commas.items()}
+            shift += 1
+        else:
+            out.append((k, fill(v, named), None))
     args = _emit_args(entry, bound, out, call, commas)
     if isinstance(args, Manual):
         return args
@@ -294,12 +308,33 @@ def _templates(entry: Entry) -> List[str]:
 
 
 def _simple(node: cst.BaseExpression) -> bool:
-    """Safe to evaluate more than once: a name, attribute chain or literal."""
+    """Safe to evaluate more than once: a name, attribute chain or literal (lists too)."""
     if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
         return True
     if isinstance(node, cst.Attribute):
         return _simple(node.value)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and _simple(e.value) for e in node.elements)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
     return False
+
+
+class _FoldIndex(cst.CSTTransformer):
+    """``[a, b][0]`` → ``a``: what a named hole on a literal list leaves behind."""
+
+    def leave_Subscript(self, original, updated):
+        value = updated.value
+        if isinstance(value, (cst.List, cst.Tuple)) and len(updated.slice) == 1:
+            idx = updated.slice[0].slice
+            if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
+                i = int(idx.value.value)
+                if 0 <= i < len(value.elements) and all(
+                        isinstance(e, cst.Element) for e in value.elements):
+                    return value.elements[i].value.with_changes(lpar=[], rpar=[]) \
+                        if not isinstance(value.elements[i].value, (cst.BinaryOperation, cst.BooleanOperation)) \
+                        else value.elements[i].value
+        return updated
 
 
 def _named_values(entry: Entry, bound: Bound):

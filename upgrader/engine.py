@@ -40,6 +40,8 @@ RULE_NAMES = {
     "PU206": "embedding-size",
     "PU207": "optimizer-minimize",
     "PU208": "program-clone-for-test",
+    "PU209": "legacy-call-forms",
+    "PU210": "elementwise-axis",
     "PU301": "device-place",
     "PU302": "device-query",
 }
@@ -152,6 +154,7 @@ class Upgrader(cst.CSTTransformer):
         self.class_stack: List[Dict[str, str]] = []  # attr -> act template
         self.guard_depth = 0
         self.guard_items: Set[int] = set()
+        self.compiled_programs: Set[int] = set()
         self.import_pos: Dict[int, Tuple[int, int, int, int]] = {}
         self.layer_act_calls: Dict[int, str] = {}  # id(call) -> act template
         self.facts = fixers.static_mode.Facts()
@@ -278,6 +281,24 @@ class Upgrader(cst.CSTTransformer):
             self.skip_nodes.add(id(node.keyword))
         return True
 
+    def visit_Decorator(self, node: cst.Decorator) -> bool:
+        dec = node.decorator
+        if isinstance(dec, (cst.Name, cst.Attribute)):
+            entry = self.entry_for(self.resolve_dotted(dec))
+            if entry is not None and entry.decorator:
+                if self.can_apply(entry):
+                    self.ref_decisions[id(dec)] = cst.parse_expression(entry.decorator)
+                    self.report(dec, entry.code, f"`@{entry.short}` → `@{entry.decorator}`",
+                                entry.name, entry.decorator, entry.safety, applied=True)
+                else:
+                    self.report_entry(dec, entry, False)
+                return False
+        return True
+
+    def leave_Decorator(self, original, updated):
+        new = self.ref_decisions.get(id(original.decorator))
+        return updated.with_changes(decorator=new) if new is not None else updated
+
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.skip_nodes.add(id(node.name))
         self.class_stack.append(fixers.layer_act.survey_class(self, node))
@@ -309,6 +330,9 @@ class Upgrader(cst.CSTTransformer):
         entry = self.handled_calls.get(id(original.func))
         if entry is None:
             updated = fixers.program_clone.check_call(self, original, updated)
+            updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)
+            if not isinstance(updated, cst.Call):
+                return updated
             return fixers.layer_act.wrap_self_call(self, original, updated)
         if entry.structural:
             fixer = fixers.CALL_FIXERS.get(entry.structural)

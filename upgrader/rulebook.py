@@ -32,7 +32,7 @@ ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "
             "act", "wrap", "unless", "default", "wrap_if_default"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
-              "doc_example", "numeric_tolerance", "why", "returns"}
+              "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
 
 
 class RuleError(ValueError):
@@ -88,6 +88,7 @@ class Entry:
     doc_example: Optional[Dict[str, str]] = None
     numeric_tolerance: Optional[Dict[str, Any]] = None
     returns: Optional[str] = None
+    decorator: Optional[str] = None  # replacement when used as a bare decorator
 
     @property
     def short(self) -> str:
@@ -163,7 +164,7 @@ def _entry(file: str, name: str, raw: Dict[str, Any]) -> Entry:
     e = Entry(name=name, file=file)
     for key in ("kind", "signature", "target", "safety", "mode", "note", "why", "wrap",
                 "rename_only", "structural", "example", "doc_example",
-                "numeric_tolerance", "returns"):
+                "numeric_tolerance", "returns", "decorator"):
         if key in raw:
             setattr(e, key, raw[key])
     e.aliases = list(raw.get("aliases", []))

@@ -1,0 +1,104 @@
+"""PU209 legacy-call-forms: calls whose modern form differs in shape, not in arguments.
+
+What it does
+    ``no_grad``: ``fluid.dygraph.no_grad()`` → ``paddle.no_grad()``; ``no_grad(fn)`` →
+    ``paddle.no_grad()(fn)``; the bare decorator ``@fluid.dygraph.no_grad`` →
+    ``@paddle.no_grad()`` (bare decorators of any entry follow the entry's ``decorator``
+    key). ``PRelu(mode, channel)`` → ``paddle.nn.PReLU(num_parameters=1 | channel)``.
+    ``CompiledProgram(prog[, build_strategy])[.with_data_parallel(...)]`` → ``prog``.
+
+Why is this bad?
+    ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
+    ``PReLU`` counts parameters instead of naming a mode. ``CompiledProgram`` rejects the
+    PIR programs Paddle 3 builds by default and has no ``with_data_parallel``.
+
+Example
+    ``exe.run(fluid.CompiledProgram(main).with_data_parallel(loss_name=loss.name), ...)``
+    → ``exe.run(main, ...)``.
+
+Fix safety
+    Safe. ``PRelu(mode='element')`` and non-literal modes are manual. Dropping
+    ``CompiledProgram`` runs the plain program on one device: build-strategy fusions do not
+    change results; data parallelism over several devices is launched with
+    ``python -m paddle.distributed.launch`` instead (reported in the message).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from upgrader.args import Manual, bind, code_of, literal
+
+CODE = "PU209"
+STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program")
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if not up.opts.enabled(entry.code):
+        return updated
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        up.report_entry(original, entry, False, manual=bound.reason)
+        return updated
+    if entry.structural == "no-grad-decorator":
+        new = cst.parse_expression("paddle.no_grad()")
+        fn = bound.values.get("func")
+        if fn is not None:
+            new = cst.Call(func=new, args=[cst.Arg(value=fn.value)])
+        up.report(original, entry.code, f"`{entry.short}` → `paddle.no_grad()`", entry.name,
+                  "paddle.no_grad", "safe", applied=True)
+        return new
+    if entry.structural == "prelu-mode":
+        return _prelu(up, original, updated, entry, bound)
+    return _compiled(up, original, updated, entry, bound)
+
+
+def _kw(name, value):
+    return cst.Arg(keyword=cst.Name(name), value=value,
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")))
+
+
+def _prelu(up, original, updated, entry, bound):
+    mode = code_of(bound.values["mode"].value)
+    kind, value = literal(mode)
+    if kind != "ok" or value not in ("all", "channel"):
+        up.report_entry(original, entry, False, manual=(
+            f"mode={mode} has no modern layer; keep a weight of the input's per-sample shape and "
+            "call paddle.nn.functional.prelu"))
+        return updated
+    if value == "all":
+        n = cst.Integer("1")
+    else:
+        ch = bound.values.get("channel")
+        if ch is None:
+            up.report_entry(original, entry, False, manual="mode='channel' without channel")
+            return updated
+        n = ch.value
+    dtype = bound.values.get("dtype")
+    if dtype is not None and literal(code_of(dtype.value)) != ("ok", "float32"):
+        up.report_entry(original, entry, False, manual="non-float32 dtype: set it with paddle.set_default_dtype")
+        return updated
+    args = [_kw("num_parameters", n)]
+    if "param_attr" in bound.values:
+        args.append(_kw("weight_attr", bound.values["param_attr"].value))
+    up.report_entry(original, entry, True)
+    return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
+
+
+def _compiled(up, original, updated, entry, bound):
+    # `CompiledProgram(p)` alone; `.with_data_parallel(...)` is handled by the caller's chain
+    prog = bound.values["program_or_graph"].value
+    up.compiled_programs.add(id(original))
+    up.report(original, entry.code, f"`{entry.short}(prog)` → `prog` (PIR programs run as they are; "
+              "multi-device data parallelism is launched with paddle.distributed.launch)",
+              entry.name, "", "safe", applied=True)
+    return prog
+
+
+def unwrap_with_data_parallel(up, original: cst.Call, updated: cst.Call):
+    """``<CompiledProgram(...)>.with_data_parallel(...)`` → the program."""
+    f = original.func
+    if isinstance(f, cst.Attribute) and f.attr.value == "with_data_parallel" and \
+            isinstance(f.value, cst.Call) and id(f.value) in up.compiled_programs:
+        return updated.func.value  # type: ignore[union-attr]
+    return updated
