@@ -13,6 +13,7 @@ defaults and positional order) and 1.x behaviour:
 """
 from __future__ import annotations
 
+import numpy as np
 import paddle
 import paddle.optimizer as O
 
@@ -148,6 +149,11 @@ class RMSPropOptimizer(_Legacy, O.RMSProp):
         self._legacy_setup(learning_rate, grad_clip)
 
 
+def _one_minus(x):
+    """``1 - x`` rounded like the 1.x kernels (in float32)."""
+    return float(np.float32(1.0) - np.float32(x))
+
+
 class _PyOptimizer(O.Optimizer):
     """An optimizer whose update is written with paddle ops (dygraph and PIR alike), for
     1.x update rules today's kernels no longer compute."""
@@ -192,7 +198,7 @@ class _DecayedAdagrad(_PyOptimizer):
 
     def _update(self, p, g, lr, accs):
         m = accs["moment"]
-        new_m = m * self._decay + (g * g) * (1.0 - self._decay)
+        new_m = m * self._decay + (g * g) * _one_minus(self._decay)
         return [(m, new_m), (p, p - lr * g / (paddle.sqrt(new_m) + self._epsilon))]
 
 
@@ -214,9 +220,9 @@ class _Adadelta(_PyOptimizer):
     def _update(self, p, g, lr, accs):
         eg, ex = accs["avg_squared_grad"], accs["avg_squared_update"]
         rho, eps = self._rho, self._epsilon
-        new_eg = eg * rho + (g * g) * (1.0 - rho)
+        new_eg = eg * rho + (g * g) * _one_minus(rho)
         u = -(paddle.sqrt((ex + eps) / (new_eg + eps))) * g
-        new_ex = ex * rho + (u * u) * (1.0 - rho)
+        new_ex = ex * rho + (u * u) * _one_minus(rho)
         step = -(paddle.sqrt((new_ex + eps) / (new_eg + eps))) * g
         return [(eg, new_eg), (ex, new_ex), (p, p + step)]
 
@@ -239,8 +245,8 @@ class _Lamb(_PyOptimizer):
         wd = self._wd
         if self._exclude_fn is not None and self._exclude_fn(p):
             wd = 0.0
-        new_m1 = m1 * self._beta1 + g * (1.0 - self._beta1)
-        new_m2 = m2 * self._beta2 + (g * g) * (1.0 - self._beta2)
+        new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
+        new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)
         r = new_m1 / (paddle.sqrt(new_m2) + self._epsilon) + p * wd
         pn = paddle.sqrt(paddle.sum(p * p))
         rn = paddle.sqrt(paddle.sum(r * r))
@@ -268,8 +274,8 @@ class _Adam(_PyOptimizer):
         m1, m2 = accs["moment1"], accs["moment2"]
         b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
         lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
-        new_m1 = m1 * self._beta1 + g * (1.0 - self._beta1)
-        new_m2 = m2 * self._beta2 + (g * g) * (1.0 - self._beta2)
+        new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
+        new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)
         step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + self._epsilon))
         return [(m1, new_m1), (m2, new_m2), (p, p - step),
                 (b1p, b1p * self._beta1), (b2p, b2p * self._beta2)]
