@@ -275,3 +275,18 @@ def test_named_holes_build_layer_then_call_it():
 def test_named_hole_on_complex_expression_is_manual():
     r = up("import paddle.fluid as fluid\ny = fluid.layers.conv2d(f(img), 8, 3)\n")
     assert r.findings[0].fix == "manual" and "evaluated more than once" in r.findings[0].message
+
+
+def test_noqa_line_is_reported_but_not_rewritten():
+    code = "import paddle.fluid as fluid\ny = fluid.layers.relu(x)  # noqa: PU101\nz = fluid.layers.relu(x)\n"
+    r = up(code)
+    assert "y = fluid.layers.relu(x)  # noqa: PU101" in r.code
+    assert "z = paddle.nn.functional.relu(x)" in r.code
+    assert "import paddle.fluid as fluid" in r.code  # still used by the suppressed line
+    assert "TODO" not in r.code
+
+
+def test_non_fluid_legacy_names_are_found():
+    from upgrader.rulebook import load as load_shipped
+    r = upgrade_source("import paddle\nreader = paddle.dataset.mnist.train()\n", rules=load_shipped(), fix=False)
+    assert [f.legacy for f in r.findings] == ["paddle.dataset.mnist.train"]

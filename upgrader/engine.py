@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from upgrader import fixers
+from upgrader import fixers, noqa
 from upgrader.args import Manual, code_of, map_call
 from upgrader.names import (ImportMap, ScopeTracker, collect_imports, dotted_of,
                             is_legacy)
@@ -42,6 +42,7 @@ RULE_NAMES = {
     "PU208": "program-clone-for-test",
     "PU209": "legacy-call-forms",
     "PU210": "elementwise-axis",
+    "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
 }
@@ -101,7 +102,22 @@ class Options:
         return True
 
 
-_MARKER = re.compile(r"fluid")
+def _marker(book: RuleBook):
+    """What a file must contain to possibly use legacy API: ``fluid``, or ``paddle`` when
+    the rule book has legacy names outside ``paddle.fluid`` (``paddle.dataset``...)."""
+    if any(not e.name.startswith("paddle.fluid") for e in book):
+        return re.compile("fluid|paddle")
+    return re.compile("fluid")
+
+
+_MARKERS: Dict[str, "re.Pattern"] = {}
+
+
+def _marker_for(book: RuleBook):
+    m = _MARKERS.get(book.digest)
+    if m is None:
+        m = _MARKERS[book.digest] = _marker(book)
+    return m
 
 
 def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
@@ -109,7 +125,8 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
                    ignore: Optional[Sequence[str]] = None,
                    rules: Optional[RuleBook] = None) -> Result:
     """Upgrade one module's source. ``fix=False`` only reports (code unchanged)."""
-    if not _MARKER.search(code):
+    book = rules or load()
+    if not _marker_for(book).search(code):
         return Result(code, [], False)
     try:
         module = cst.parse_module(code)
@@ -118,12 +135,11 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     except Exception as exc:  # libcst raises a few other errors on odd input
         raise ParseError(str(exc)) from None
     opts = Options(fix, unsafe_fixes, select, ignore)
-    book = rules or load()
     imports = collect_imports(module)
     if not imports.all_bindings:
         return Result(code, [], False)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    up = Upgrader(book, imports, opts, wrapper.module)
+    up = Upgrader(book, imports, opts, wrapper.module, code)
     new_module = wrapper.visit(up)
     new_module = finish_module(new_module, up)
     findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
@@ -138,8 +154,11 @@ class Upgrader(cst.CSTTransformer):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, rules: RuleBook, imports: ImportMap, opts: Options, module: cst.Module):
+    def __init__(self, rules: RuleBook, imports: ImportMap, opts: Options, module: cst.Module,
+                 source: str = ""):
         super().__init__()
+        self.noqa = noqa.parse_directives(source) if "noqa" in source else {}
+        self.noqa_spans = noqa.statement_spans(source) if self.noqa else {}
         self.rules = rules
         self.imports = imports
         self.opts = opts
@@ -194,9 +213,10 @@ class Upgrader(cst.CSTTransformer):
         if not self.opts.enabled(code):
             return
         line, col, eline, ecol = pos
+        silent = bool(self.noqa) and self.suppressed(line, code)
         self.findings.append(Finding(line, col, eline, ecol, code, RULE_NAMES.get(code, "legacy-api"),
                                      message, legacy, replacement, fix, applied=applied))
-        if fix == "manual" or (fix == "unsafe" and not applied):
+        if (fix == "manual" or (fix == "unsafe" and not applied)) and not silent:
             if self.todo_stack:
                 self.todo_stack[-1].append(todo_text(code, todo or message, legacy))
 
@@ -222,9 +242,15 @@ class Upgrader(cst.CSTTransformer):
                         "`paddle-upgrade fix --unsafe-fixes`.")
         self.report(node, entry.code, msg, entry.name, entry.target, entry.safety, applied, todo)
 
-    def can_apply(self, entry: Entry) -> bool:
+    def suppressed(self, line: int, code: str) -> bool:
+        """A ``# noqa`` covers this line (or its statement) for ``code``."""
+        return bool(self.noqa) and noqa.find_directive(line, code, self.noqa, self.noqa_spans) is not None
+
+    def can_apply(self, entry: Entry, node: Optional[cst.CSTNode] = None) -> bool:
         if not self.opts.enabled(entry.code):
             return False
+        if node is not None and self.noqa and self.suppressed(self.pos(node)[0], entry.code):
+            return False  # suppressed: reported (the runner hides it), never rewritten
         if entry.safety == "safe":
             return True
         return entry.safety == "unsafe" and self.opts.unsafe_fixes
@@ -286,7 +312,7 @@ class Upgrader(cst.CSTTransformer):
         if isinstance(dec, (cst.Name, cst.Attribute)):
             entry = self.entry_for(self.resolve_dotted(dec))
             if entry is not None and entry.decorator:
-                if self.can_apply(entry):
+                if self.can_apply(entry, dec):
                     self.ref_decisions[id(dec)] = cst.parse_expression(entry.decorator)
                     self.report(dec, entry.code, f"`@{entry.short}` → `@{entry.decorator}`",
                                 entry.name, entry.decorator, entry.safety, applied=True)
@@ -350,7 +376,7 @@ class Upgrader(cst.CSTTransformer):
         if entry.safety == "manual" or not entry.target:
             self.report_entry(original, entry, False)
             return updated
-        if not self.can_apply(entry):
+        if not self.can_apply(entry, original):
             self.report_entry(original, entry, False)
             return updated
         use = entry_override or entry
@@ -383,7 +409,7 @@ class Upgrader(cst.CSTTransformer):
             simple = not (entry.args or entry.extra or entry.wrap or entry.structural) or \
                 entry.rename_only or entry.kind in ("class", "constant", "module")
             if entry.safety != "manual" and entry.target and simple:
-                if self.can_apply(entry):
+                if self.can_apply(entry, node):
                     self.ref_decisions[id(node)] = cst.parse_expression(entry.target)
                     self.report_entry(node, entry, True)
                 else:
@@ -399,7 +425,7 @@ class Upgrader(cst.CSTTransformer):
         if isinstance(node, cst.Attribute):
             parent = self.entry_for(self.resolve_dotted(node.value))
             if parent is not None and node.attr.value.startswith("__"):
-                if parent.kind == "class" and parent.target and self.can_apply(parent):
+                if parent.kind == "class" and parent.target and self.can_apply(parent, node):
                     self.ref_decisions[id(node)] = node.with_changes(
                         value=cst.parse_expression(parent.target))
                     self.report_entry(node.value, parent, True)

@@ -51,7 +51,7 @@ def rewrite(up, original: cst.With, updated: cst.With):
         up.report(original, CODE, "`fluid.dygraph.guard()` bound with `as`: remove the block by "
                   "hand (dynamic mode is the default)", "paddle.fluid.dygraph.guard", "", "manual")
         return updated
-    if not up.opts.enabled(CODE):
+    if not up.opts.enabled(CODE) or up.suppressed(up.pos(original)[0], CODE):
         return updated
     up.report(original, CODE, "`with fluid.dygraph.guard()` → its body (dynamic mode is the "
               "default since Paddle 2.0)", "paddle.fluid.dygraph.guard", "", "safe", applied=True)

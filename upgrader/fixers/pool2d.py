@@ -87,7 +87,7 @@ def plan(entry, call: cst.Call):
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.can_apply(entry):
+    if not up.can_apply(entry, original):
         up.report_entry(original, entry, False)
         return updated
     p = plan(entry, updated)

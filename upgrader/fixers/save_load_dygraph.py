@@ -72,7 +72,7 @@ def _path_expr(path: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.can_apply(entry):
+    if not up.can_apply(entry, original):
         up.report_entry(original, entry, False)
         return updated
     bound = bind(entry, updated)

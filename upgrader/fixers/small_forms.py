@@ -33,7 +33,8 @@ STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.opts.enabled(entry.code):
+    if not up.can_apply(entry, original):
+        up.report_entry(original, entry, False)
         return updated
     bound = bind(entry, updated)
     if isinstance(bound, Manual):
