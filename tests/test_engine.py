@@ -290,3 +290,12 @@ def test_non_fluid_legacy_names_are_found():
     from upgrader.rulebook import load as load_shipped
     r = upgrade_source("import paddle\nreader = paddle.dataset.mnist.train()\n", rules=load_shipped(), fix=False)
     assert [f.legacy for f in r.findings] == ["paddle.dataset.mnist.train"]
+
+
+def test_elementwise_axis_keeps_1x_broadcasting():
+    out = fixed("import paddle.fluid as fluid\na = fluid.layers.elementwise_mul(img, s, axis=1, act='relu')\n"
+                "b = fluid.layers.elementwise_mul(img, s)\n")
+    assert "a = paddle.nn.functional.relu(paddle.multiply(img, paddle.unsqueeze(s, list(range(s.ndim, img.ndim - 1)))))" in out
+    assert "b = paddle.multiply(img, s)" in out
+    r = up("import paddle.fluid as fluid\nc = fluid.layers.elementwise_mul(f(img), s, axis=1)\n")
+    assert r.findings[0].fix == "manual"

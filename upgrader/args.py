@@ -292,6 +292,9 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
                     value = cst.parse_expression(v)
                     break
         if spec.transform:
+            if spec.transform.count("{}") > 1 and not _simple(value):
+                return Manual(f"`{code_of(value)}` would be evaluated more than once in the "
+                              "rewrite; assign it to a variable first")
             value = fill(spec.transform, {**(named or {}), "": _paren(value)})
         newname = spec.rename or pname
     out.append((newname, value, arg))
@@ -301,6 +304,7 @@ _HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _templates(entry: Entry) -> List[str]:
+    """Every template of the entry (the engine may pass an adjusted copy)."""
     out = list(entry.extra.values()) + ([entry.wrap] if entry.wrap else [])
     for spec in entry.args.values():
         out += [t for t in (spec.transform, spec.wrap, spec.default, spec.wrap_if_default) if t]
