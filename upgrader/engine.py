@@ -42,6 +42,7 @@ RULE_NAMES = {
     "PU208": "program-clone-for-test",
     "PU209": "legacy-call-forms",
     "PU210": "elementwise-axis",
+    "PU211": "fetch-by-name",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
@@ -356,6 +357,7 @@ class Upgrader(cst.CSTTransformer):
         entry = self.handled_calls.get(id(original.func))
         if entry is None:
             updated = fixers.program_clone.check_call(self, original, updated)
+            updated = fixers.fetch_by_name.check_call(self, original, updated)
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated

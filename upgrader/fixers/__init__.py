@@ -20,4 +20,4 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     for _name in getattr(_mod, "STRUCTURAL", ()):
         CALL_FIXERS[_name] = _mod.rewrite_call
 
-from upgrader.fixers import dygraph_guard, imports, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401
+from upgrader.fixers import dygraph_guard, fetch_by_name, imports, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401
