@@ -132,7 +132,10 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError as exc:
-        raise ParseError(exc.message, exc.raw_line, exc.raw_column) from None
+        msg = exc.message
+        if "expected one of" in msg or msg.startswith("parser error"):
+            msg = "invalid syntax"
+        raise ParseError(msg, exc.raw_line, exc.raw_column) from None
     except Exception as exc:  # libcst raises a few other errors on odd input
         raise ParseError(str(exc)) from None
     opts = Options(fix, unsafe_fixes, select, ignore)
