@@ -1,0 +1,505 @@
+"""Record (or verify) the goldens of the compat runtime on real Paddle 1.8.5.
+
+Two files under ``fixtures/goldens/compat/``, written only by this script:
+
+- ``snippets.json``: small legacy snippets (the 1.x semantics compat must reproduce:
+  cross_entropy on probabilities, dropout modes at inference, ``act=``, reductions,
+  ``elementwise_*`` axis broadcasting, ``fill_constant`` argument order, ...), each with
+  its code and the outputs real Paddle 1.8.5 produced. ``tests/test_compat_semantics.py``
+  runs the same code through ``compat`` and compares.
+- ``legacy_api.json``: the public names of the 1.8.5 ``paddle.fluid`` modules with their
+  kind and signature, for the signature checks of ``tests/test_compat_api.py``.
+
+    python tools/record_compat_goldens.py             # (re)record
+    python tools/record_compat_goldens.py --verify    # re-run on 1.8.5, exit 1 on drift
+
+The snippets run under the legacy interpreter (``.venv-legacy/bin/python``); this file
+is Python 3.7 compatible for that reason.
+"""
+from __future__ import print_function
+
+import argparse
+import inspect
+import json
+import os
+import subprocess
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT_DIR = os.path.join(ROOT, "fixtures", "goldens", "compat")
+SNIPPETS_FILE = os.path.join(OUT_DIR, "snippets.json")
+API_FILE = os.path.join(OUT_DIR, "legacy_api.json")
+LEGACY_PYTHON = os.path.join(ROOT, ".venv-legacy", "bin", "python")
+RTOL, ATOL = 1e-5, 1e-6
+
+#: Prepended to every snippet (both engines). ``fluid`` is provided by the runner.
+PRELUDE = '''\
+import numpy as np
+
+def static_run(build, feed, runs=1):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        with fluid.unique_name.guard():
+            outs = build()
+    single = not isinstance(outs, (list, tuple))
+    outs = [outs] if single else list(outs)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        results = [exe.run(main, feed=feed, fetch_list=outs) for _ in range(runs)]
+    res = results[-1] if runs == 1 else [np.concatenate([np.asarray(r[i]).ravel() for r in results]) for i in range(len(outs))]
+    return res[0] if single else res
+
+def numpy_of(r):
+    if isinstance(r, (list, tuple)):
+        return [numpy_of(v) for v in r]
+    return r.numpy() if hasattr(r, 'numpy') else np.asarray(r)
+
+def dy(fn):
+    with fluid.dygraph.guard():
+        return numpy_of(fn())
+
+def const(v):
+    return fluid.ParamAttr(initializer=fluid.initializer.Constant(v))
+
+def arr(a):
+    return fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(np.asarray(a, dtype='float32')))
+
+rng = np.random.RandomState(2020)
+'''
+
+#: name -> code assigning ``out`` (an array or a list of arrays).
+SNIPPETS = [
+    ("cross_entropy_probs_dygraph", '''
+logits = rng.uniform(-2, 2, size=(4, 5)).astype('float32')
+P = (np.exp(logits) / np.exp(logits).sum(1, keepdims=True)).astype('float32')
+L = rng.randint(0, 5, size=(4, 1)).astype('int64')
+out = dy(lambda: fluid.layers.cross_entropy(fluid.dygraph.to_variable(P), fluid.dygraph.to_variable(L)))
+model = {0: -np.log(P[np.arange(4), L[:, 0]])[:, None]}
+'''),
+    ("cross_entropy_probs_static", '''
+logits = rng.uniform(-2, 2, size=(4, 5)).astype('float32')
+P = (np.exp(logits) / np.exp(logits).sum(1, keepdims=True)).astype('float32')
+L = rng.randint(0, 5, size=(4, 1)).astype('int64')
+def build():
+    p = fluid.data('p', [None, 5], 'float32'); l = fluid.data('l', [None, 1], 'int64')
+    return fluid.layers.cross_entropy(input=p, label=l)
+out = static_run(build, {'p': P, 'l': L})
+model = {0: -np.log(P[np.arange(4), L[:, 0]])[:, None]}
+'''),
+    ("dropout_downgrade_in_infer_static", '''
+X = rng.uniform(0, 1, size=(3, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [3, 4], 'float32')
+    return [fluid.layers.dropout(x, dropout_prob=0.3, is_test=True),
+            fluid.layers.dropout(x, 0.3, True, dropout_implementation='upscale_in_train')]
+out = static_run(build, {'x': X})
+model = {0: X * (1 - 0.3), 1: X}
+'''),
+    ("dropout_dygraph_eval", '''
+X = rng.uniform(0, 1, size=(3, 4)).astype('float32')
+def f():
+    d = fluid.dygraph.Dropout(p=0.4); d.eval()
+    u = fluid.dygraph.Dropout(p=0.4, dropout_implementation='upscale_in_train'); u.eval()
+    x = fluid.dygraph.to_variable(X)
+    return [d(x), u(x), fluid.layers.dropout(x, 0.4, is_test=True)]
+out = dy(f)
+model = {0: X * (1 - 0.4), 1: X, 2: X * (1 - 0.4)}
+'''),
+    ("fc_act_static", '''
+X = rng.uniform(-1, 1, size=(4, 2, 3)).astype('float32')
+W = rng.uniform(-1, 1, size=(6, 5)).astype('float32')
+def build():
+    x = fluid.data('x', [None, 2, 3], 'float32')
+    return [fluid.layers.fc(x, 5, param_attr=arr(W), bias_attr=const(-0.1), act='relu'),
+            fluid.layers.fc(x, 5, num_flatten_dims=1, param_attr=arr(W), bias_attr=False, act='softmax')]
+out = static_run(build, {'x': X})
+'''),
+    ("layer_act_dygraph", '''
+X = rng.uniform(-1, 1, size=(2, 3, 6, 6)).astype('float32')
+W = rng.uniform(-0.5, 0.5, size=(4, 3, 3, 3)).astype('float32')
+L = rng.uniform(-0.5, 0.5, size=(9, 3)).astype('float32')
+def f():
+    conv = fluid.dygraph.Conv2D(3, 4, 3, act='relu', param_attr=arr(W), bias_attr=const(0.05))
+    pool = fluid.dygraph.Pool2D(pool_size=2, pool_type='max')
+    lin = fluid.dygraph.Linear(9, 3, param_attr=arr(L), bias_attr=const(0.0), act='tanh')
+    h = pool(conv(fluid.dygraph.to_variable(X)))
+    g = fluid.layers.reduce_mean(h, dim=1)
+    return [h, lin(fluid.layers.reshape(g, [2, 9]))]
+out = dy(f)
+'''),
+    ("conv2d_act_pool_static", '''
+X = rng.uniform(-1, 1, size=(2, 2, 7, 7)).astype('float32')
+W = rng.uniform(-0.5, 0.5, size=(3, 2, 3, 3)).astype('float32')
+def build():
+    x = fluid.data('x', [None, 2, 7, 7], 'float32')
+    c = fluid.layers.conv2d(x, 3, 3, act='sigmoid', param_attr=arr(W), bias_attr=const(0.1))
+    return [c, fluid.layers.pool2d(c, pool_size=2), fluid.layers.pool2d(c, 2, 'avg', 2),
+            fluid.layers.pool2d(c, pool_type='max', global_pooling=True)]
+out = static_run(build, {'x': X})
+'''),
+    ("reductions_static", '''
+X = rng.uniform(-1, 1, size=(2, 3, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [2, 3, 4], 'float32')
+    L = fluid.layers
+    return [L.reduce_sum(x), L.reduce_mean(x, dim=[0, 2], keep_dim=True), L.reduce_max(x, dim=-1),
+            L.reduce_min(x, 1), L.reduce_prod(x, dim=2, keep_dim=True), L.mean(x)]
+out = static_run(build, {'x': X})
+model = {0: X.sum().reshape([1]), 1: X.mean(axis=(0, 2), keepdims=True), 2: X.max(-1), 3: X.min(1),
+         4: X.prod(2, keepdims=True), 5: X.mean().reshape([1])}
+'''),
+    ("reductions_dygraph", '''
+X = rng.uniform(-1, 1, size=(2, 3, 4)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); L = fluid.layers
+    return [L.reduce_sum(x), L.reduce_mean(x, dim=1), L.reduce_sum(x, [1, 2], True), L.mean(x),
+            L.reduce_all(L.greater_than(x, L.fill_constant([2, 3, 4], 'float32', -2.0)))]
+out = dy(f)
+'''),
+    ("elementwise_axis_static", '''
+X4 = rng.uniform(0.5, 2, size=(2, 3, 4, 5)).astype('float32')
+Y34 = rng.uniform(0.5, 2, size=(3, 4)).astype('float32')
+Y2 = rng.uniform(0.5, 2, size=(2,)).astype('float32')
+Y31 = rng.uniform(0.5, 2, size=(3, 1)).astype('float32')
+Y5 = rng.uniform(0.5, 2, size=(5,)).astype('float32')
+def build():
+    x = fluid.data('x', [2, 3, 4, 5], 'float32'); a = fluid.data('a', [3, 4], 'float32')
+    b = fluid.data('b', [2], 'float32'); c = fluid.data('c', [3, 1], 'float32'); d = fluid.data('d', [5], 'float32')
+    L = fluid.layers
+    return [L.elementwise_add(x, a, axis=1), L.elementwise_mul(x, b, axis=0),
+            L.elementwise_div(x, c, axis=1), L.elementwise_sub(x, d),
+            L.elementwise_max(x, a, axis=1, act='relu')]
+out = static_run(build, {'x': X4, 'a': Y34, 'b': Y2, 'c': Y31, 'd': Y5})
+model = {0: X4 + Y34[None, :, :, None], 1: X4 * Y2[:, None, None, None], 2: X4 / Y31[None, :, :, None],
+         3: X4 - Y5, 4: np.maximum(np.maximum(X4, Y34[None, :, :, None]), 0)}
+'''),
+    ("elementwise_axis_dygraph", '''
+X = rng.uniform(-1, 1, size=(2, 3, 4)).astype('float32')
+Y = rng.uniform(-1, 1, size=(3,)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); y = fluid.dygraph.to_variable(Y)
+    L = fluid.layers
+    return [L.elementwise_add(x, y, axis=1), L.elementwise_mul(x, y, axis=1, act='tanh'),
+            L.elementwise_pow(L.abs(x), fluid.dygraph.to_variable(np.full((4,), 2.0, 'float32')))]
+out = dy(f)
+'''),
+    ("fill_constant_order", '''
+def build():
+    L = fluid.layers
+    return [L.fill_constant([2, 3], 'int64', 7), L.fill_constant([3], 'float32', 1.5),
+            L.fill_constant(shape=[2], dtype='int32', value=-4)]
+out = static_run(build, {})
+model = {0: np.full([2, 3], 7, 'int64'), 1: np.full([3], 1.5, 'float32'), 2: np.full([2], -4, 'int32')}
+'''),
+    ("split_argmax_cumsum_defaults", '''
+X = rng.uniform(-1, 1, size=(2, 3, 4)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); L = fluid.layers
+    a, b = L.split(x, 2)
+    return [a, b, L.argmax(x), L.argmin(x, axis=2), L.cumsum(x), L.flatten(x, axis=2), L.flatten(x)]
+out = dy(f)
+'''),
+    ("one_hot_embedding_trailing_static", '''
+LBL = rng.randint(0, 5, size=(4, 1)).astype('int64')
+IDS = rng.randint(0, 6, size=(3, 2, 1)).astype('int64')
+E = rng.uniform(-1, 1, size=(6, 4)).astype('float32')
+def build():
+    l = fluid.data('l', [4, 1], 'int64'); i = fluid.data('i', [3, 2, 1], 'int64')
+    L = fluid.layers
+    return [L.one_hot(l, depth=5), L.embedding(i, size=[6, 4], param_attr=arr(E)),
+            L.embedding(i, size=[6, 4], padding_idx=2, param_attr=arr(E)),
+            fluid.embedding(fluid.layers.squeeze(i, [2]), size=[6, 4], param_attr=arr(E))]
+out = static_run(build, {'l': LBL, 'i': IDS})
+'''),
+    ("layers_data_batch_dim", '''
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    vs = [fluid.layers.data('a', [3]), fluid.layers.data('b', [-1, 3]),
+          fluid.layers.data('c', [2, 3], append_batch_size=False), fluid.data('d', [None, 3]),
+          fluid.layers.data('e', [3], dtype='int64')]
+out = [np.array([int(d) for d in v.shape]) for v in vs]
+'''),
+    ("matmul_alpha_mul_dims", '''
+M = rng.uniform(-1, 1, size=(4, 6)).astype('float32')
+N = rng.uniform(-1, 1, size=(6, 3)).astype('float32')
+X = rng.uniform(-1, 1, size=(2, 3, 4, 5)).astype('float32')
+W = rng.uniform(-1, 1, size=(20, 2)).astype('float32')
+def build():
+    m = fluid.data('m', [4, 6], 'float32'); n = fluid.data('n', [6, 3], 'float32')
+    x = fluid.data('x', [2, 3, 4, 5], 'float32'); w = fluid.data('w', [20, 2], 'float32')
+    L = fluid.layers
+    return [L.matmul(m, n, alpha=0.25), L.matmul(m, m, transpose_y=True, alpha=3.0),
+            L.mul(x, w, x_num_col_dims=2)]
+out = static_run(build, {'m': M, 'n': N, 'x': X, 'w': W})
+'''),
+    ("activation_defaults", '''
+X = rng.uniform(-4, 4, size=(3, 5)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); L = fluid.layers
+    return [L.leaky_relu(x), L.hard_sigmoid(x), L.relu6(x), L.swish(x, beta=2.0), L.softplus(x),
+            L.elu(x), L.logsigmoid(x), L.softmax(x)]
+out = dy(f)
+'''),
+    ("losses_static", '''
+LOG = rng.uniform(-2, 2, size=(4, 3)).astype('float32')
+LBL = rng.randint(0, 3, size=(4, 1)).astype('int64')
+T = rng.randint(0, 2, size=(4, 3)).astype('float32')
+def build():
+    x = fluid.data('x', [4, 3], 'float32'); l = fluid.data('l', [4, 1], 'int64'); t = fluid.data('t', [4, 3], 'float32')
+    L = fluid.layers
+    loss, sm = L.softmax_with_cross_entropy(x, l, return_softmax=True)
+    return [loss, sm, L.sigmoid_cross_entropy_with_logits(x, t), L.square_error_cost(x, t),
+            L.accuracy(L.softmax(x), l)]
+out = static_run(build, {'x': LOG, 'l': LBL, 't': T})
+'''),
+    ("shape_ops_dygraph", '''
+X = rng.uniform(-1, 1, size=(2, 3)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); L = fluid.layers
+    s, i = L.argsort(x, axis=1, descending=True)
+    v, k = L.topk(x, 2)
+    return [L.expand(x, [2, 3]), L.where(L.greater_than(x, L.zeros_like(x))), L.isfinite(x), s, i, v, k,
+            L.l2_normalize(x, axis=1), L.pad(x, [1, 0, 0, 2], pad_value=-1.0),
+            L.scale(x, 2.0, 1.0, bias_after_scale=False), L.clip(x, -0.5, 0.5), L.unsqueeze(x, [0]),
+            L.gather(x, fluid.dygraph.to_variable(np.array([1, 0, 1], 'int64'))), L.transpose(x, [1, 0])]
+out = dy(f)
+'''),
+    ("pool2d_ceil_exclusive_static", '''
+X = rng.uniform(-1, 1, size=(1, 2, 7, 7)).astype('float32')
+def build():
+    x = fluid.data('x', [1, 2, 7, 7], 'float32'); L = fluid.layers
+    return [L.pool2d(x, 3, 'avg', 2, 1, ceil_mode=True, exclusive=False),
+            L.pool2d(x, 3, 'avg', 2, 1, ceil_mode=True), L.pool2d(x, 3, 'max', 2, 1, ceil_mode=True)]
+out = static_run(build, {'x': X})
+'''),
+    ("resize_static", '''
+X = rng.uniform(-1, 1, size=(1, 2, 4, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [1, 2, 4, 4], 'float32'); L = fluid.layers
+    return [L.resize_nearest(x, out_shape=[7, 7]), L.resize_nearest(x, scale=1.5, align_corners=False),
+            L.resize_bilinear(x, out_shape=[6, 6]), L.image_resize(x, out_shape=[5, 5], resample='NEAREST')]
+out = static_run(build, {'x': X})
+'''),
+    ("backward_overwrites_gradients", '''
+A = rng.uniform(-1, 1, size=(3, 4)).astype('float32')
+def f():
+    lin = fluid.dygraph.Linear(4, 2, param_attr=const(0.5), bias_attr=const(0.0))
+    x = fluid.dygraph.to_variable(A); x.stop_gradient = False
+    grads = []
+    for s in (1.0, 3.0):
+        loss = fluid.layers.reduce_mean(lin(x) * s)
+        loss.backward()
+        grads += [lin.weight.gradient(), x.gradient()]
+    lin.clear_gradients()
+    return grads
+out = dy(f)
+'''),
+    ("adam_static_small_gradients", '''
+X = rng.uniform(-1, 1, size=(8, 3)).astype('float32')
+Y = (X.dot(np.array([[0.5], [-1.0], [2.0]], 'float32')) + 0.1).astype('float32')
+def build():
+    x = fluid.data('x', [8, 3], 'float32'); y = fluid.data('y', [8, 1], 'float32')
+    p = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(name='w', initializer=fluid.initializer.Constant(0.1)),
+                        bias_attr=fluid.ParamAttr(name='b', initializer=fluid.initializer.Constant(0.0)))
+    loss = fluid.layers.mean(fluid.layers.square_error_cost(p, y))
+    fluid.optimizer.Adam(learning_rate=0.01, epsilon=1e-4).minimize(loss)
+    return [loss, p]
+out = static_run(build, {'x': X, 'y': Y}, runs=4)
+'''),
+    ("lr_decay_static_fetch", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+def build():
+    x = fluid.data('x', [4, 2], 'float32')
+    loss = fluid.layers.mean(fluid.layers.fc(x, 1, param_attr=const(0.1), bias_attr=const(0.0)))
+    lr = fluid.layers.exponential_decay(0.1, decay_steps=2, decay_rate=0.5, staircase=True)
+    fluid.optimizer.SGD(learning_rate=lr).minimize(loss)
+    return [lr, loss]
+out = static_run(build, {'x': X}, runs=5)
+'''),
+    ("lr_decay_dygraph_steps", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+def f():
+    lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.1), bias_attr=const(0.0))
+    opt = fluid.optimizer.SGD(learning_rate=fluid.dygraph.PiecewiseDecay([2, 4], [0.1, 0.05, 0.01], 0),
+                              parameter_list=lin.parameters())
+    lrs = [opt.current_step_lr()]
+    for _ in range(5):
+        loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(X)))
+        loss.backward(); opt.minimize(loss); lin.clear_gradients()
+        lrs.append(opt.current_step_lr())
+    return [np.array(lrs, 'float32'), lin.weight]
+out = dy(f)
+'''),
+    ("batch_norm_train_then_test_static", '''
+X = rng.uniform(-1, 1, size=(6, 3)).astype('float32')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        x = fluid.data('x', [6, 3], 'float32')
+        bn = fluid.layers.batch_norm(x, momentum=0.5, moving_mean_name='m', moving_variance_name='v')
+        test = main.clone(for_test=True)
+        ln = fluid.layers.layer_norm(x)
+scope = fluid.Scope()
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    train_out, ln_out = exe.run(main, feed={'x': X}, fetch_list=[bn, ln])
+    test_out, = exe.run(test, feed={'x': X}, fetch_list=[bn])
+    out = [train_out, ln_out, test_out, np.array(scope.find_var('m').get_tensor()),
+           np.array(scope.find_var('v').get_tensor())]
+'''),
+]
+
+
+def _worker(out_path):
+    """Runs inside the legacy interpreter: execute every snippet, dump the outputs."""
+    import numpy as np
+    import paddle.fluid as fluid
+    records = {}
+    for name, code in SNIPPETS:
+        ns = {"fluid": fluid, "__name__": "__snippet__"}
+        try:
+            exec(compile(PRELUDE + code, "<snippet %s>" % name, "exec"), ns)
+            out = ns["out"]
+            items = out if isinstance(out, (list, tuple)) else [out]
+            rows = []
+            for item in items:
+                a = np.asarray(item.numpy() if hasattr(item, "numpy") else item)
+                rows.append({"shape": list(a.shape), "dtype": str(a.dtype),
+                             "values": a.ravel().tolist()})
+            records[name] = {"code": code, "sequence": isinstance(out, (list, tuple)),
+                             "outputs": rows}
+            model = ns.get("model")
+            if model:  # numpy model of the 1.x semantics, checked against 1.8.5 too
+                records[name]["model"] = {str(i): {"shape": list(np.shape(v)), "dtype": str(np.asarray(v).dtype),
+                                                   "values": np.asarray(v).ravel().tolist()}
+                                          for i, v in model.items()}
+        except Exception:
+            records[name] = {"code": code, "error": traceback.format_exc()}
+        if fluid.in_dygraph_mode():  # a failure inside dygraph.guard leaves 1.8 in dygraph
+            fluid.disable_dygraph()
+    api = _legacy_api()
+    with open(out_path, "w") as f:
+        json.dump({"paddle": __import__("paddle").__version__, "snippets": records, "api": api}, f)
+
+
+API_MODULES = [
+    "paddle.fluid", "paddle.fluid.layers", "paddle.fluid.dygraph", "paddle.fluid.optimizer",
+    "paddle.fluid.initializer", "paddle.fluid.regularizer", "paddle.fluid.io",
+    "paddle.fluid.framework", "paddle.fluid.executor", "paddle.fluid.unique_name",
+    "paddle.fluid.clip", "paddle.fluid.metrics", "paddle.fluid.param_attr",
+    "paddle.fluid.dygraph.nn", "paddle.fluid.dygraph.base", "paddle.fluid.dygraph.jit",
+    "paddle.fluid.dygraph.parallel", "paddle.fluid.dygraph.learning_rate_scheduler",
+    "paddle.fluid.dygraph.checkpoint", "paddle.fluid.dygraph.container",
+    "paddle.fluid.dygraph.layers", "paddle.fluid.layers.nn", "paddle.fluid.layers.tensor",
+    "paddle.fluid.layers.loss", "paddle.fluid.layers.ops", "paddle.fluid.layers.control_flow",
+    "paddle.fluid.layers.learning_rate_scheduler", "paddle.fluid.layers.io",
+    "paddle.fluid.layers.metric_op", "paddle.fluid.compiler", "paddle.fluid.data_feeder",
+    "paddle.fluid.reader", "paddle.fluid.backward", "paddle.fluid.nets",
+    "paddle.fluid.lod_tensor", "paddle.fluid.input", "paddle.fluid.contrib.mixed_precision",
+    "paddle.fluid.incubate.fleet.base.role_maker",
+]
+
+
+def _legacy_api():
+    import importlib
+    out = {}
+    for m in API_MODULES:
+        mod = importlib.import_module(m)
+        names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+        entries = {}
+        for n in sorted(set(names)):
+            obj = getattr(mod, n, None)
+            if obj is None:
+                continue
+            kind = ("module" if inspect.ismodule(obj) else "class" if inspect.isclass(obj)
+                    else "function" if callable(obj) else "constant")
+            sig = None
+            try:
+                if kind == "class":
+                    sig = str(inspect.signature(obj.__init__))
+                elif kind == "function":
+                    sig = str(inspect.signature(obj))
+            except (TypeError, ValueError):
+                pass
+            entries[n] = {"kind": kind, "signature": sig}
+        out[m] = entries
+    return out
+
+
+def _record(python):
+    import tempfile
+    fd, tmp = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        env = dict(os.environ, GLOG_minloglevel="2", PYTHONHASHSEED="0")
+        subprocess.check_call([python, os.path.abspath(__file__), "--worker", tmp],
+                              cwd=tempfile.gettempdir(), env=env)
+        with open(tmp) as f:
+            return json.load(f)
+    finally:
+        os.unlink(tmp)
+
+
+def _same(a, b):
+    if a.get("error") or b.get("error") or len(a["outputs"]) != len(b["outputs"]):
+        return False
+    for x, y in zip(a["outputs"], b["outputs"]):
+        if x["shape"] != y["shape"] or x["dtype"] != y["dtype"]:
+            return False
+        for u, v in zip(x["values"], y["values"]):
+            if isinstance(u, float) or isinstance(v, float):
+                if abs(u - v) > ATOL + RTOL * abs(u):
+                    return False
+            elif u != v:
+                return False
+    return True
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", default=LEGACY_PYTHON, help="the Paddle 1.8.5 interpreter")
+    ap.add_argument("--verify", action="store_true", help="re-run and compare, write nothing")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        _worker(args.worker)
+        return 0
+    got = _record(args.python)
+    if not got["paddle"].startswith("1.8"):
+        print("error: %s runs Paddle %s, not 1.8" % (args.python, got["paddle"]), file=sys.stderr)
+        return 2
+    failed = [n for n, r in got["snippets"].items() if "error" in r]
+    for n in failed:
+        print("error: snippet %s fails on Paddle %s:\n%s" % (n, got["paddle"], got["snippets"][n]["error"]),
+              file=sys.stderr)
+    if failed:
+        return 1
+    snippets = {"engine": "paddlepaddle %s" % got["paddle"], "rtol": RTOL, "atol": ATOL,
+                "prelude": PRELUDE, "snippets": got["snippets"]}
+    api = {"engine": "paddlepaddle %s" % got["paddle"], "modules": got["api"]}
+    if args.verify:
+        with open(SNIPPETS_FILE) as f:
+            old = json.load(f)
+        drift = [n for n in got["snippets"] if n not in old["snippets"]
+                 or not _same(old["snippets"][n], got["snippets"][n])]
+        for n in drift:
+            print("drift: %s" % n, file=sys.stderr)
+        print("%d snippets verified, %d drifted" % (len(got["snippets"]), len(drift)))
+        return 1 if drift else 0
+    if not os.path.isdir(OUT_DIR):
+        os.makedirs(OUT_DIR)
+    for path, data in ((SNIPPETS_FILE, snippets), (API_FILE, api)):
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.write("\n")
+    print("recorded %d snippets and %d modules into %s" % (len(got["snippets"]), len(got["api"]), OUT_DIR))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
