@@ -475,6 +475,16 @@ def todo_text(code: str, message: str, legacy: str) -> str:
     return f"{code} {text}{more}"
 
 
+_TODO_KEY = re.compile(r"^# TODO\(paddle-upgrade\): (PU\d+) .*\(paddle-upgrade explain ([^)]+)\)$")
+
+
+def _todo_key(comment: str) -> str:
+    """Two TODOs about the same rule and API are the same follow-up, even when the
+    quoted code changed because a nested call was rewritten in between."""
+    m = _TODO_KEY.match(comment)
+    return f"{m.group(1)} {m.group(2)}" if m else comment
+
+
 def attach_todos(stmt, todos: List[str]):
     if isinstance(stmt, cst.FlattenSentinel):
         nodes = list(stmt.nodes)
@@ -483,11 +493,12 @@ def attach_todos(stmt, todos: List[str]):
         return cst.FlattenSentinel(nodes)
     if not hasattr(stmt, "leading_lines"):
         return stmt
-    existing = {l.comment.value for l in stmt.leading_lines if l.comment is not None}
+    existing = {_todo_key(l.comment.value) for l in stmt.leading_lines if l.comment is not None}
     new_lines = list(stmt.leading_lines)
     for t in dict.fromkeys(todos):
         text = TODO_PREFIX + " ".join(t.split())
-        if text not in existing:
+        if _todo_key(text) not in existing:
+            existing.add(_todo_key(text))
             new_lines.append(cst.EmptyLine(comment=cst.Comment(text)))
     return stmt.with_changes(leading_lines=new_lines)
 

@@ -128,6 +128,12 @@ def parse_signature(sig: str) -> List[Param]:
 
 
 def rules_dir() -> Path:
+    """``$PADDLE_UPGRADE_RULES_DIR`` if set (tests swap in a modified rule book), else the
+    rules shipped in the wheel, else ``rules/`` of a source checkout."""
+    import os
+    env = os.environ.get("PADDLE_UPGRADE_RULES_DIR")
+    if env:
+        return Path(env)
     here = Path(__file__).resolve().parent
     installed = here / "rules"
     if installed.is_dir() and any(installed.glob("*.toml")):

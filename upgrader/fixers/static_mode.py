@@ -82,17 +82,23 @@ def survey(up, module: cst.Module) -> None:
             e = up.entry_for(dotted)
             if dotted in ("paddle.fluid.enable_dygraph", "paddle.fluid.enable_imperative"):
                 facts.has_guard = True
-            if e is not None and e.mode == "static" and self.depth_guard == 0:
+            if _static(e) and self.depth_guard == 0:
                 facts.static_outside_guard = True
                 if self.depth_fn == 0:
                     facts.module_level_static = True
 
         def visit_Attribute(self, node):
             e = up.entry_for(up.resolve_dotted(node))
-            if e is not None and e.mode == "static" and self.depth_guard == 0:
+            if _static(e) and self.depth_guard == 0:
                 facts.static_outside_guard = True
                 if self.depth_fn == 0:
                     facts.module_level_static = True
+
+    def _static(e) -> bool:
+        # only what the rewrite turns into static-mode code counts: an API left for a
+        # manual rewrite keeps its legacy import, and counting it would make a second
+        # `fix` decide differently once an enclosing guard block is gone
+        return e is not None and e.mode == "static" and up.can_apply(e)
 
     module.visit(V())
 
