@@ -56,55 +56,83 @@ def _alias_dotted(alias: cst.ImportAlias) -> str:
     return module_name(alias.name)
 
 
+def _statements(body, depth: int = 0):
+    """(statement, function depth) for every statement, without entering expressions:
+    imports can only be statements, so this is much cheaper than a full visit."""
+    for stmt in body:
+        yield stmt, depth
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            inner = depth + isinstance(stmt, cst.FunctionDef)
+            blocks = [stmt.body]
+            for attr in ("orelse", "finalbody"):
+                b = getattr(stmt, attr, None)
+                if b is not None:
+                    blocks.append(b.body if isinstance(b, (cst.Else, cst.Finally)) else b)
+            for h in getattr(stmt, "handlers", ()) or ():
+                blocks.append(h.body)
+            for case in getattr(stmt, "cases", ()) or ():
+                blocks.append(case.body)
+            while blocks:
+                b = blocks.pop(0)
+                if isinstance(b, cst.If):  # elif chain
+                    yield b, inner
+                    blocks.append(b.body)
+                    if b.orelse is not None:
+                        blocks.append(b.orelse if isinstance(b.orelse, cst.If) else b.orelse.body)
+                elif isinstance(b, cst.IndentedBlock):
+                    yield from _statements(b.body, inner)
+                elif isinstance(b, cst.SimpleStatementSuite):
+                    yield b, inner
+
+
 def collect_imports(module: cst.Module) -> ImportMap:
     """Imports of ``paddle`` and anything below it, anywhere in the module."""
     out = ImportMap()
-
-    class V(cst.CSTVisitor):
-        depth = 0
-
-        def visit_FunctionDef(self, node):
-            self.depth += 1
-
-        def leave_FunctionDef(self, node):
-            self.depth -= 1
-
-        def visit_Import(self, node: cst.Import):
-            for alias in node.names:
-                full = _alias_dotted(alias)
-                if not (full == "paddle" or full.startswith("paddle.")):
-                    continue
-                if alias.asname is not None:
-                    local = alias.asname.name.value  # type: ignore[union-attr]
-                    b = Binding(local, full, alias, node, self.depth == 0)
-                else:
-                    # `import paddle.fluid` binds `paddle`
-                    b = Binding("paddle", "paddle", alias, node, self.depth == 0)
-                    b.imports_module = full  # type: ignore[attr-defined]
-                out.all_bindings.append(b)
-                out.bindings.setdefault(b.local, b)
-                if alias.asname is not None:
-                    out.bindings[b.local] = b
-
-        def visit_ImportFrom(self, node: cst.ImportFrom):
-            if node.relative or node.module is None:
-                return
-            mod = module_name(node.module)
-            if not (mod == "paddle" or mod.startswith("paddle.")):
-                return
-            if isinstance(node.names, cst.ImportStar):
-                if mod.startswith(LEGACY_ROOTS):
-                    out.star_imports.append(node)
-                return
-            for alias in node.names:
-                name = _alias_dotted(alias)
-                local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
-                b = Binding(local, f"{mod}.{name}", alias, node, self.depth == 0)
-                out.all_bindings.append(b)
-                out.bindings[local] = b
-
-    module.visit(V())
+    for stmt, depth in _statements(module.body):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                _import(out, small, depth)
+            elif isinstance(small, cst.ImportFrom):
+                _import_from(out, small, depth)
     return out
+
+
+def _import(out: ImportMap, node: cst.Import, depth: int) -> None:
+    for alias in node.names:
+        full = _alias_dotted(alias)
+        if not (full == "paddle" or full.startswith("paddle.")):
+            continue
+        if alias.asname is not None:
+            local = alias.asname.name.value  # type: ignore[union-attr]
+            b = Binding(local, full, alias, node, depth == 0)
+        else:
+            # `import paddle.fluid` binds `paddle`
+            b = Binding("paddle", "paddle", alias, node, depth == 0)
+            b.imports_module = full  # type: ignore[attr-defined]
+        out.all_bindings.append(b)
+        out.bindings.setdefault(b.local, b)
+        if alias.asname is not None:
+            out.bindings[b.local] = b
+
+
+def _import_from(out: ImportMap, node: cst.ImportFrom, depth: int) -> None:
+    if node.relative or node.module is None:
+        return
+    mod = module_name(node.module)
+    if not (mod == "paddle" or mod.startswith("paddle.")):
+        return
+    if isinstance(node.names, cst.ImportStar):
+        if mod.startswith(LEGACY_ROOTS):
+            out.star_imports.append(node)
+        return
+    for alias in node.names:
+        name = _alias_dotted(alias)
+        local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+        b = Binding(local, f"{mod}.{name}", alias, node, depth == 0)
+        out.all_bindings.append(b)
+        out.bindings[local] = b
 
 
 def is_legacy(dotted: Optional[str]) -> bool:

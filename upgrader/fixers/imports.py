@@ -144,6 +144,8 @@ class _Remover(cst.CSTTransformer):
         return True
 
     def on_visit(self, node):
+        if isinstance(node, cst.BaseExpression):
+            return False  # imports are statements: never descend into expressions
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             if self.depth == 0:
                 self.index += 1
