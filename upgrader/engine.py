@@ -228,9 +228,10 @@ class Upgrader(cst.CSTTransformer):
         short = entry.short
         if manual is not None:
             msg = f"`{short}`: {manual}"
+            todo = msg
             if entry.target:
                 msg += f" (modern API: `{entry.target}`)"
-            self.report(node, entry.code, msg, entry.name, entry.target, "manual")
+            self.report(node, entry.code, msg, entry.name, entry.target, "manual", todo=todo)
             return
         if entry.safety == "manual":
             self.report(node, entry.code, f"`{short}` has no automatic rewrite: {entry.note}",
@@ -465,11 +466,11 @@ class Upgrader(cst.CSTTransformer):
 def todo_text(code: str, message: str, legacy: str) -> str:
     """A one-line TODO: the code, the first sentence of the message, where to read more."""
     text = " ".join(message.split())
-    cut = re.search(r"(?<=[.;:])\s", text[40:])
+    cut = re.search(r"(?<=[.;])\s", text[40:])
     if cut and 40 + cut.start() < len(text) - 1:
-        text = text[: 40 + cut.start()].rstrip(".;:")
+        text = text[: 40 + cut.start()].rstrip(".;")
     if len(text) > 160:
-        text = text[:157].rstrip() + "..."
+        text = text[:157].rsplit(" ", 1)[0] + " ..."
     short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"

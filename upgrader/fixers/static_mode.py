@@ -30,6 +30,9 @@ import libcst as cst
 from upgrader.names import dotted_of
 
 CODE = "PU202"
+MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph", "paddle.fluid.disable_dygraph",
+                 "paddle.fluid.enable_imperative", "paddle.fluid.disable_imperative",
+                 "paddle.fluid.dygraph.enable_dygraph", "paddle.fluid.dygraph.disable_dygraph"}
 STATIC_CALL = "paddle.enable_static()"
 
 
@@ -75,13 +78,10 @@ def survey(up, module: cst.Module) -> None:
                 self.depth_guard -= 1
 
         def visit_Call(self, node):
-            d = dotted_of(node.func)
-            if d in ("paddle.enable_static", "fluid.disable_dygraph"):
-                facts.already_static = d == "paddle.enable_static" or facts.already_static
             dotted = up.resolve_dotted(node.func)
+            if dotted_of(node.func) == "paddle.enable_static" or dotted in MODE_SWITCHES:
+                facts.already_static = True  # the program manages its mode itself
             e = up.entry_for(dotted)
-            if dotted in ("paddle.fluid.enable_dygraph", "paddle.fluid.enable_imperative"):
-                facts.has_guard = True
             if _static(e) and self.depth_guard == 0:
                 facts.static_outside_guard = True
                 if self.depth_fn == 0:
