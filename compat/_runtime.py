@@ -85,8 +85,8 @@ def warn_once(name: str, replacement: Optional[str] = None, stacklevel: int = 3)
         raise
 
 
-def manual_error(name: str, detail: str = "") -> LegacyAPIError:
-    e = entry(name)
+def manual_error(name: str, detail: str = "", entry=None) -> LegacyAPIError:
+    e = entry if entry is not None else globals()["entry"](name)
     code = e.code if e is not None else "PU102"
     text = "%s [%s] has no faithful equivalent on Paddle %s" % (short(name), code, _paddle_version())
     if detail:
@@ -144,22 +144,57 @@ def legacy(name: str, *aliases: str, replacement: Optional[str] = None,
             out = obj
         else:
             if warn:
-                fn = obj
-
-                @functools.wraps(fn)
-                def wrapper(*a, **k):
-                    if name not in _warned:
-                        warn_once(name, replacement)
-                    return fn(*a, **k)
-                wrapper.__compat_legacy__ = name
-                wrapper.__compat_impl__ = fn
-                out = wrapper
+                out = _fast_wrapper(obj, name, replacement)
             else:
                 out = obj
         for n in (name,) + aliases:
             registry[n] = out
         return out
     return deco
+
+
+def _fast_wrapper(fn, name, replacement):
+    """A warn-once wrapper with *fn*'s own signature (no ``*args``/``**kwargs`` packing
+    per call: the shim must stay cheap around fast eager ops)."""
+    import inspect
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    ns = {"_fn": fn, "_name": name, "_warned": _warned, "_warn_once": warn_once,
+          "_repl": replacement}
+    params, call = [], []
+    if sig is not None:
+        star = False
+        for i, p in enumerate(sig.parameters.values()):
+            if p.kind == p.VAR_POSITIONAL:
+                params.append("*" + p.name)
+                call.append("*" + p.name)
+                star = True
+                continue
+            if p.kind == p.VAR_KEYWORD:
+                params.append("**" + p.name)
+                call.append("**" + p.name)
+                continue
+            if p.kind == p.KEYWORD_ONLY and not star:
+                params.append("*")
+                star = True
+            if p.default is p.empty:
+                params.append(p.name)
+            else:
+                ns["_d%d" % i] = p.default
+                params.append("%s=_d%d" % (p.name, i))
+            call.append(("%s=%s" % (p.name, p.name)) if p.kind == p.KEYWORD_ONLY else p.name)
+    else:
+        params, call = ["*args", "**kwargs"], ["*args", "**kwargs"]
+    fname = fn.__name__ if fn.__name__.isidentifier() else "legacy_call"
+    src = ("def %s(%s):\n    if _name not in _warned: _warn_once(_name, _repl, 3)\n"
+           "    return _fn(%s)\n" % (fname, ", ".join(params), ", ".join(call)))
+    exec(compile(src, fn.__code__.co_filename if hasattr(fn, "__code__") else "<compat>", "exec"), ns)
+    wrapper = functools.update_wrapper(ns[fname], fn)
+    wrapper.__compat_legacy__ = name
+    wrapper.__compat_impl__ = fn
+    return wrapper
 
 
 # -- graph mode ----------------------------------------------------------------------

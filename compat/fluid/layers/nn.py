@@ -293,6 +293,8 @@ def _elementwise(kind, fn):
     name = "elementwise_" + kind
 
     def op(x, y, axis=-1, act=None, name=None):
+        if axis == -1 and act is None:  # NumPy broadcasting is the 1.x default rule
+            return fn(x, y)
         if not hasattr(y, "shape"):
             y = paddle.full([1], y, x.dtype)
         return apply_act(fn(x, align_y(x, y, axis)), act)
