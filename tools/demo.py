@@ -51,13 +51,13 @@ def main() -> int:
         banner("3. the upgraded copy on Paddle " + _paddle_version() + " vs the original on real Paddle 1.8.5")
         res = pr.run_program(sys.executable, str(copy))
         show(res, golden)
-        diffs = pr.compare(golden, res, loose_shape=True)
+        diffs = pr.compare(golden, res)
         print("  ->", "SAME RESULTS" if not diffs else "DIFFERENT:\n    " + "\n    ".join(diffs))
         failures += bool(diffs)
         banner(f"4. the unmodified original through compat: python -m compat fixtures/programs/{sample}")
         try:
             res2 = _run_compat(src)
-            diffs2 = pr.compare(golden, res2, loose_shape=True)
+            diffs2 = pr.compare(golden, res2)
             print("  ->", "SAME RESULTS" if not diffs2 else "DIFFERENT:\n    " + "\n    ".join(diffs2))
             failures += bool(diffs2)
         except pr.ProgramError as exc:
