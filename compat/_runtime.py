@@ -34,8 +34,12 @@ def book():
     return _book
 
 
+#: entries the wrappers were built from (their rule book may not be the default one)
+built_from = {}
+
+
 def entry(name: str):
-    return book().lookup(name)
+    return built_from.get(name) or book().lookup(name)
 
 
 def short(name: str) -> str:

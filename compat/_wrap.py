@@ -561,6 +561,7 @@ def build(e):
 
 
 def _build(e):
+    _runtime.built_from.setdefault(e.name, e)
     for n in [e.name] + list(e.aliases):
         if n in registry:
             return registry[n]

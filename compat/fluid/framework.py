@@ -29,6 +29,9 @@ class Program(metaclass=_ProgramMeta):
         ensure_static()
         return paddle.static.Program()
 
+    def __init__(self):  # documents the 1.x signature; __new__ returns the program
+        pass
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, obj):

@@ -31,7 +31,13 @@ class ConstantInitializer(I.Constant):
 @legacy("paddle.fluid.initializer.UniformInitializer", "paddle.fluid.initializer.Uniform",
         replacement="paddle.nn.initializer.Uniform")
 class UniformInitializer(I.Uniform):
-    def __init__(self, low=-1.0, high=1.0, seed=0):
+    def __init__(self, low=-1.0, high=1.0, seed=0, diag_num=0, diag_step=0, diag_val=1.0):
+        if diag_num:
+            from compat._runtime import manual_error
+            raise manual_error("paddle.fluid.initializer.UniformInitializer",
+                               "diag_num/diag_step/diag_val (a diagonal written over the uniform "
+                               "values) have no counterpart; initialise with "
+                               "paddle.nn.initializer.Assign")
         super().__init__(low=low, high=high)
         self._seed = seed
 
@@ -62,6 +68,9 @@ class XavierInitializer(object):
             return I.XavierUniform(fan_in=fan_in, fan_out=fan_out)
         return I.XavierNormal(fan_in=fan_in, fan_out=fan_out)
 
+    def __init__(self, uniform=True, fan_in=None, fan_out=None, seed=0):
+        pass
+
 
 @legacy("paddle.fluid.initializer.MSRAInitializer", "paddle.fluid.initializer.MSRA",
         replacement="paddle.nn.initializer.KaimingUniform / KaimingNormal")
@@ -73,6 +82,9 @@ class MSRAInitializer(object):
         if uniform:
             return I.KaimingUniform(fan_in=fan_in)
         return I.KaimingNormal(fan_in=fan_in)
+
+    def __init__(self, uniform=True, fan_in=None, seed=0):
+        pass
 
 
 @legacy("paddle.fluid.initializer.BilinearInitializer", "paddle.fluid.initializer.Bilinear",

@@ -22,13 +22,13 @@ from compat._runtime import legacy, manual_error
 from compat.fluid import _pir
 from compat.fluid.layers.learning_rate_scheduler import LegacyDecay
 
-__all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "Dpsgd", "DecayedAdagrad", "Ftrl",
-           "SGDOptimizer", "MomentumOptimizer", "AdagradOptimizer", "AdamOptimizer",
-           "AdamaxOptimizer", "DpsgdOptimizer", "DecayedAdagradOptimizer",
-           "RMSPropOptimizer", "FtrlOptimizer", "Adadelta", "AdadeltaOptimizer",
+# Ftrl, Dpsgd, DGCMomentum, Pipeline and Recompute come from the rule database (no
+# faithful counterpart: calling them raises compat.LegacyAPIError with the migration).
+__all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "DecayedAdagrad", "SGDOptimizer",
+           "MomentumOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
+           "DecayedAdagradOptimizer", "RMSPropOptimizer", "Adadelta", "AdadeltaOptimizer",
            "ModelAverage", "LarsMomentum", "LarsMomentumOptimizer", "LambOptimizer",
-           "ExponentialMovingAverage", "PipelineOptimizer", "LookaheadOptimizer",
-           "RecomputeOptimizer", "DGCMomentumOptimizer"]
+           "ExponentialMovingAverage", "LookaheadOptimizer"]
 
 
 def _lr(learning_rate):
@@ -332,41 +332,14 @@ class DecayedAdagradOptimizer(_Legacy, _DecayedAdagrad):
         self._legacy_setup(learning_rate, grad_clip)
 
 
-def _manual_optimizer(name, why):
-    full = "paddle.fluid.optimizer." + name
-
-    @legacy(full)
-    class _Manual(object):
-        def __init__(self, *args, **kwargs):
-            raise manual_error(full, why)
-    _Manual.__name__ = _Manual.__qualname__ = name
-    return _Manual
-
-
-FtrlOptimizer = _manual_optimizer("FtrlOptimizer", "today's Paddle has no FTRL optimizer")
-Ftrl = FtrlOptimizer
-DpsgdOptimizer = _manual_optimizer("DpsgdOptimizer", "today's Paddle has no DP-SGD optimizer")
-Dpsgd = DpsgdOptimizer
-DGCMomentumOptimizer = _manual_optimizer(
-    "DGCMomentumOptimizer", "DGC is configured through paddle.distributed.fleet.DistributedStrategy.dgc")
-PipelineOptimizer = _manual_optimizer(
-    "PipelineOptimizer", "pipeline parallelism is configured through "
-    "paddle.distributed.fleet.DistributedStrategy.pipeline")
-RecomputeOptimizer = _manual_optimizer(
-    "RecomputeOptimizer", "use paddle.distributed.fleet.utils.recompute or "
-    "DistributedStrategy.recompute")
-
-
 @_opt("LarsMomentumOptimizer", "LarsMomentum", replacement="paddle.incubate.optimizer.LarsMomentumOptimizer")
 class LarsMomentumOptimizer(_Legacy, paddle.incubate.optimizer.LarsMomentumOptimizer):
     def __init__(self, learning_rate, momentum, lars_coeff=0.001, lars_weight_decay=0.0005,
-                 parameter_list=None, regularization=None, grad_clip=None, name=None,
-                 exclude_from_weight_decay=None, epsilon=0):
+                 parameter_list=None, regularization=None, grad_clip=None, name=None):
         paddle.incubate.optimizer.LarsMomentumOptimizer.__init__(
             self, learning_rate=_lr(learning_rate), momentum=momentum, lars_coeff=lars_coeff,
             lars_weight_decay=lars_weight_decay, parameter_list=_params(parameter_list),
-            regularization=regularization, grad_clip=grad_clip, name=name,
-            exclude_from_weight_decay=exclude_from_weight_decay, epsilon=epsilon)
+            regularization=regularization, grad_clip=grad_clip, name=name)
         self._legacy_setup(learning_rate, grad_clip)
 
 

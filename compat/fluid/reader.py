@@ -176,6 +176,12 @@ class DataLoader(object):
                                     use_shared_memory=use_shared_memory, timeout=timeout,
                                     worker_init_fn=worker_init_fn)
 
+    def __init__(self, dataset, feed_list=None, places=None, return_list=False,
+                 batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
+                 collate_fn=None, num_workers=0, use_buffer_reader=True, use_shared_memory=True,
+                 timeout=0, worker_init_fn=None):
+        pass  # documents the 1.x signature; __new__ returns paddle.io.DataLoader
+
     @staticmethod
     def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                        return_list=False, use_multiprocess=False, drop_last=True):

@@ -15,7 +15,7 @@ def generate(key):
 
 
 @legacy("paddle.fluid.unique_name.switch", replacement="paddle.utils.unique_name.switch")
-def switch(new_generator=None):
+def switch(new_generator=None, new_para_name_checker=None):
     return _un.switch(new_generator)
 
 

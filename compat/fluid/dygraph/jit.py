@@ -37,6 +37,9 @@ class ProgramTranslator(object):
             cls._instance.enable_to_static = True
         return cls._instance
 
+    def __init__(self):
+        pass
+
     @classmethod
     def get_instance(cls):
         return cls()

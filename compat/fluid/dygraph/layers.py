@@ -11,7 +11,7 @@ from compat._runtime import legacy
 class Layer(paddle.nn.Layer):
     """``paddle.nn.Layer`` with 1.x's constructor and ``set_dict``/``load_dict`` order."""
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope=None, dtype=paddle.base.core.VarDesc.VarType.FP32):
         super().__init__(name_scope=name_scope, dtype=dtype)
 
     def set_dict(self, stat_dict, include_sublayers=True, use_structured_name=True):

@@ -60,7 +60,7 @@ def prepare_context(strategy=None):
 @legacy("paddle.fluid.dygraph.DataParallel", "paddle.fluid.dygraph.parallel.DataParallel",
         replacement="paddle.DataParallel")
 class DataParallel(paddle.nn.Layer):
-    def __init__(self, layers, strategy=None):
+    def __init__(self, layers, strategy):
         super().__init__()
         self._strategy = strategy if strategy is not None else ParallelStrategy()
         nranks = paddle.distributed.get_world_size()

@@ -54,7 +54,7 @@ class RoleMakerBase(object):
 @legacy("paddle.fluid.incubate.fleet.base.role_maker.PaddleCloudRoleMaker",
         replacement="paddle.distributed.fleet.PaddleCloudRoleMaker")
 class PaddleCloudRoleMaker(RoleMakerBase):
-    def __init__(self, is_collective=False, **kwargs):
+    def __init__(self, is_collective=False):
         super().__init__()
         self._is_collective = is_collective
         self.generate_role()
