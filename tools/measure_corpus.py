@@ -49,6 +49,14 @@ non-idempotent file
 crash
     any other exception from the tool on a file (internal error), reported with the
     exception. Must be 0.
+undefined name
+    a name that the rewritten file reads but binds nowhere (no import, assignment, def,
+    parameter) while the original did bind it or did not read it: e.g. an import removed
+    although a use was left for manual follow-up. A scope-blind AST comparison of the
+    file before and after; files with a star import are skipped. Must be 0.
+
+The engine and the rule database are hashed before and after the run; when they change
+during the run (others editing the work tree) the report starts with a warning.
 
 Check-mode and fix-mode findings are both collected; the classification above uses the
 fix-mode findings (they carry whether each rewrite was applied), totals and PU001 use the
@@ -58,7 +66,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import collections
+import hashlib
 import json
 import os
 import re
@@ -102,11 +112,51 @@ def group_of(rel: str) -> str:
     return rel.split("/", 1)[0] if "/" in rel else "."
 
 
+def fingerprint() -> str:
+    """Hash of the engine and the rule database: a run is only consistent if it does not
+    change while the corpus is measured."""
+    h = hashlib.sha256()
+    for q in sorted(list((ROOT / "upgrader").rglob("*.py")) + list((ROOT / "rules").glob("*.toml"))):
+        h.update(str(q.relative_to(ROOT)).encode())
+        h.update(q.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def free_names(code: str) -> Optional[Dict[str, int]]:
+    """Names read somewhere in ``code`` but bound nowhere in it (nor builtins): a crude,
+    scope-blind check, used only to compare a file before and after the rewrite. None when
+    the file has a star import (names cannot be known)."""
+    tree = ast.parse(code)
+    bound, loads = set(), {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                if a.name == "*":
+                    return None
+                bound.add((a.asname or a.name).split(".")[0])
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(n.name)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, ast.Name):
+            if isinstance(n.ctx, (ast.Store, ast.Del)):
+                bound.add(n.id)
+            else:
+                loads.setdefault(n.id, n.lineno)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            bound.update(n.names)
+    known = set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__"}
+    return {k: v for k, v in loads.items() if k not in bound and k not in known}
+
+
 def measure_file(path: Path, rel: str, settings: cfg.Settings, unsafe: cfg.Settings) -> dict:
     out: dict = {"path": rel, "lines": 0, "parse_error": None, "crash": None,
                  "check": [], "fix": [], "fix_unsafe_applied": 0, "changed": False,
                  "output_parse_error": None, "refused": None, "second_fix_diff": None,
-                 "missing_notes": [], "write_error": None, "remaining": 0}
+                 "missing_notes": [], "write_error": None, "remaining": 0,
+                 "new_undefined": {}}
     try:
         sf = read_source(path)
     except FileError as exc:
@@ -144,6 +194,13 @@ def measure_file(path: Path, rel: str, settings: cfg.Settings, unsafe: cfg.Setti
             ast.parse(new_text)
         except SyntaxError as exc:
             out["output_parse_error"] = f"line {exc.lineno}: {exc.msg}"
+        else:
+            try:
+                before, after = free_names(text), free_names(new_text)
+            except SyntaxError:
+                before = after = None
+            if before is not None and after is not None:
+                out["new_undefined"] = {k: v for k, v in after.items() if k not in before}
         try:
             write_source(sf, new_text)
         except FileError as exc:
@@ -226,6 +283,8 @@ def summarize(results: List[dict]) -> dict:
                            for r in ok if r["second_fix_diff"]]
     s["missing_notes"] = [{"path": r["path"], "sites": r["missing_notes"]}
                           for r in ok if r["missing_notes"]]
+    s["new_undefined"] = [{"path": r["path"], "names": r["new_undefined"]}
+                          for r in ok if r["new_undefined"]]
     s["check_fix_mismatch"] = [
         {"path": r["path"], "check": sum(1 for f in r["check"] if is_site(f["code"])),
          "fix": sum(1 for f in r["fix"] if is_site(f["code"]))}
@@ -319,6 +378,7 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30) -> str:
         ("rewritten files that do not parse / refused rewrites",
          f"{len(s['output_parse_failures'])} / {len(s['refused'])}"),
         ("files a second `fix` changes", len(s["non_idempotent"])),
+        ("rewritten files reading a name they no longer define or import", len(s["new_undefined"])),
         ("files where check and fix disagree on the site count", len(s["check_fix_mismatch"])),
     ]
     for k, v in rows:
@@ -359,6 +419,7 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30) -> str:
                        ("Rewritten files that do not parse", "output_parse_failures"),
                        ("Write errors", "write_errors"),
                        ("Sites without a TODO note", "missing_notes"),
+                       ("Names the rewrite left undefined", "new_undefined"),
                        ("Check/fix site-count mismatches", "check_fix_mismatch")):
         items = s[key]
         L.append("")
@@ -400,6 +461,7 @@ def main(argv=None) -> int:
     files, errors = discover([str(copy)], settings.exclude, settings.extend_exclude,
                              config_root=settings.root)
     files = sorted(Path(f) for f in files if str(f).endswith(".py"))
+    fp_start = fingerprint()
     t0 = time.time()
     results = []
     for p in files:
@@ -409,10 +471,21 @@ def main(argv=None) -> int:
     s = summarize(results)
     s["discover_errors"] = [e.to_dict() for e in errors]
     s["seconds"] = round(elapsed, 1)
+    s["fingerprint_start"] = fp_start
+    s["fingerprint_measured"] = fingerprint()
     cli = run_cli(corpus, work) if args.cli else None
     if cli is not None:
         s["cli"] = cli
+        cli["fingerprint_after"] = fingerprint()
+    moved = {v for k, v in s.items() if k.startswith("fingerprint")} | (
+        {cli["fingerprint_after"]} if cli else set())
+    if len(moved) > 1:
+        s["warning"] = ("the engine or the rule database changed during the run "
+                        f"({', '.join(sorted(moved))}); figures may mix versions: run again")
     md = markdown(s, cli, args.top)
+    md = f"Engine and rules fingerprint: {s['fingerprint_measured']}\n\n" + md
+    if s.get("warning"):
+        md = f"WARNING: {s['warning']}\n\n" + md
     print(md)
     print(f"({len(files)} files in {elapsed:.1f}s; rewritten copy in {copy})", file=sys.stderr)
     if args.markdown:
@@ -421,7 +494,7 @@ def main(argv=None) -> int:
         args.json.write_text(json.dumps({"summary": s, "files": results}, indent=1,
                                         default=str), encoding="utf-8")
     bad = (s["crashes"] or s["output_parse_failures"] or s["non_idempotent"] or s["refused"]
-           or s["PU001"] or s["missing_notes"] or s["pct_rewritten"] < 95.0)
+           or s["PU001"] or s["missing_notes"] or s["new_undefined"] or s["pct_rewritten"] < 95.0)
     return 1 if bad else 0
 
 
