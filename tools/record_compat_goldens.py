@@ -334,6 +334,114 @@ def f():
     return [np.array(lrs, 'float32'), lin.weight]
 out = dy(f)
 '''),
+    ("dataloader_non_iterable_static", '''
+FEAT = rng.uniform(-1, 1, size=(10, 3)).astype('float32')
+TGT = FEAT.sum(1, keepdims=True).astype('float32')
+def batches():
+    for i in range(0, 10, 4):
+        yield FEAT[i:i + 4], TGT[i:i + 4]
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        x = fluid.data('x', [None, 3], 'float32'); y = fluid.data('y', [None, 1], 'float32')
+        loader = fluid.io.DataLoader.from_generator(feed_list=[x, y], capacity=2, iterable=False)
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(
+            fluid.layers.fc(x, 1, param_attr=const(0.2), bias_attr=const(0.0)), y))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+loader.set_batch_generator(batches, places=fluid.cpu_places(1))
+exe = fluid.Executor(fluid.CPUPlace())
+losses, steps = [], []
+exe.run(startup)  # the loader's queue lives in the global scope (1.x)
+for epoch in range(2):
+    loader.start()
+    n = 0
+    try:
+        while True:
+            losses.append(exe.run(main, fetch_list=[loss])[0][0]); n += 1
+    except fluid.core.EOFException:
+        loader.reset()
+    steps.append(n)
+out = [np.array(losses, 'float32'), np.array(steps)]
+'''),
+    ("datafeeder_and_sample_list_loader", '''
+SAMPLES = [(rng.uniform(-1, 1, size=(3,)).astype('float32'), int(rng.randint(0, 4))) for _ in range(7)]
+def reader():
+    for s in SAMPLES:
+        yield s
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [None, 3], 'float32'); lbl = fluid.data('lbl', [None, 1], 'int64')
+    out_sum = fluid.layers.reduce_sum(x, dim=1) + fluid.layers.cast(fluid.layers.reshape(lbl, [-1]), 'float32')
+feeder = fluid.DataFeeder(feed_list=[x, lbl], place=fluid.CPUPlace())
+fed = feeder.feed(SAMPLES[:3])
+loader = fluid.io.DataLoader.from_generator(feed_list=[x, lbl], capacity=3, iterable=True)
+loader.set_sample_list_generator(fluid.io.batch(reader, batch_size=3), places=fluid.cpu_places(1))
+exe = fluid.Executor(fluid.CPUPlace())
+exe.run(startup)
+res = [exe.run(main, feed=data, fetch_list=[out_sum])[0] for data in loader()]
+out = [fed['x'], fed['lbl'], np.concatenate(res)]
+'''),
+    ("dygraph_sample_generator_loader", '''
+FEAT = rng.uniform(-1, 1, size=(9, 2)).astype('float32')
+def samples():
+    for i in range(9):
+        yield FEAT[i], np.array([i % 3], 'int64')
+def f():
+    loader = fluid.io.DataLoader.from_generator(capacity=4)
+    loader.set_sample_generator(samples, batch_size=4, drop_last=False, places=fluid.CPUPlace())
+    got = []
+    for x, y in loader():
+        got += [fluid.layers.reduce_sum(x, dim=1), y]
+    return got
+out = dy(f)
+'''),
+    ("save_params_layout", '''
+import os, shutil, tempfile
+d = tempfile.mkdtemp()
+try:
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        with fluid.unique_name.guard():
+            x = fluid.data('x', [None, 3], 'float32')
+            h = fluid.layers.fc(x, 2, param_attr=const(0.3), bias_attr=const(0.1))
+            p = fluid.layers.fc(h, 1, param_attr=fluid.ParamAttr(name='head_w', initializer=fluid.initializer.Constant(0.5)))
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        fluid.io.save_params(exe, os.path.join(d, 'params'), main_program=main)
+        fluid.io.save_params(exe, os.path.join(d, 'one'), main_program=main, filename='all')
+        fluid.save(main, os.path.join(d, 'ckpt', 'model'))
+        fluid.dygraph.save_dygraph  # exists
+    listing = sorted(os.listdir(os.path.join(d, 'params')))
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        fluid.io.load_params(exe, os.path.join(d, 'one'), main_program=main, filename='all')
+        loaded = np.array(fluid.global_scope().find_var('head_w').get_tensor())
+    out = [np.array(listing), np.array(sorted(os.listdir(os.path.join(d, 'one')))),
+           np.array(sorted(f for f in os.listdir(os.path.join(d, 'ckpt')))), loaded]
+finally:
+    shutil.rmtree(d)
+'''),
+    ("dygraph_save_load_layout", '''
+import os, shutil, tempfile
+d = tempfile.mkdtemp()
+try:
+    with fluid.dygraph.guard():
+        lin = fluid.dygraph.Linear(3, 2, param_attr=const(0.25), bias_attr=const(0.5))
+        opt = fluid.optimizer.Adam(0.1, parameter_list=lin.parameters())
+        loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(np.ones((2, 3), 'float32'))))
+        loss.backward(); opt.minimize(loss)
+        fluid.dygraph.save_dygraph(lin.state_dict(), os.path.join(d, 'm'))
+        fluid.dygraph.save_dygraph(opt.state_dict(), os.path.join(d, 'm'))
+        files = sorted(os.listdir(d))
+        para, opti = fluid.dygraph.load_dygraph(os.path.join(d, 'm'))
+        only, none = fluid.dygraph.load_dygraph(os.path.join(d, 'm') + '.pdparams')
+        types = [type(para).__name__, type(para['weight']).__name__, str(opti is None)]
+        out = [np.array(files), np.array(sorted(para)), para['weight'], np.array(types)]
+finally:
+    shutil.rmtree(d)
+'''),
     ("batch_norm_train_then_test_static", '''
 X = rng.uniform(-1, 1, size=(6, 3)).astype('float32')
 main, startup = fluid.Program(), fluid.Program()
@@ -468,7 +576,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.worker:
         _worker(args.worker)
-        return 0
+        sys.stdout.flush()
+        os._exit(0)  # 1.8's reader threads can abort a normal interpreter shutdown
     got = _record(args.python)
     if not got["paddle"].startswith("1.8"):
         print("error: %s runs Paddle %s, not 1.8" % (args.python, got["paddle"]), file=sys.stderr)

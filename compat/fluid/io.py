@@ -201,8 +201,7 @@ def save(program, model_path):
         # 1.x wrote the program next to the parameters; PIR names it differently
         for ext in (".json", ".pdmodel.json"):
             if os.path.exists(model_path + ext):
-                import shutil
-                shutil.copyfile(model_path + ext, model_path + ".pdmodel")
+                os.replace(model_path + ext, model_path + ".pdmodel")
                 break
         else:
             with open(model_path + ".pdmodel", "w") as f:
