@@ -5,12 +5,13 @@
 ``fleet.worker_index()`` / ``worker_num()`` / ``is_first_worker()`` /
 ``worker_endpoints()``, ``fleet.save_inference_model`` / ``save_persistables``.
 
-With one trainer the optimizer is the plain one. With several (started by
-``paddle.distributed.launch``), ``fleet.init`` initialises today's collective fleet and
-the optimizer is ``paddle.distributed.fleet.distributed_optimizer``'s, which inserts
-the gradient all-reduce (1.x ``DistributedStrategy`` fields map to today's: ``use_amp``
--> ``amp``, ``forward_recompute``/``recompute_checkpoints`` -> ``recompute``,
-``use_local_sgd`` -> ``localsgd``).
+With one trainer the optimizer is the plain one and the program runs as written. With
+several trainers (``paddle.distributed.launch``), today's static fleet optimizers only
+rewrite old-IR programs, not the PIR programs compat builds, so ``minimize`` raises
+``compat.LegacyAPIError`` explaining the migration (dygraph ``DataParallel`` does run
+multi-process through compat). ``DistributedStrategy.to_fleet()`` translates the 1.x
+fields for such a migration (``use_amp`` -> ``amp``, ``forward_recompute``/
+``recompute_checkpoints`` -> ``recompute``, ``use_local_sgd`` -> ``localsgd``).
 """
 from __future__ import annotations
 
@@ -123,6 +124,14 @@ class _DistributedOptimizer(object):
 
     def minimize(self, loss, startup_program=None, parameter_list=None, no_grad_set=None):
         f = self._fleet
+        if f._distributed and not paddle.in_dynamic_mode():
+            from compat._runtime import manual_error
+            raise manual_error(
+                "paddle.fluid.incubate.fleet.collective.fleet",
+                "multi-trainer static-graph collective training: today's fleet meta "
+                "optimizers rewrite old-IR programs only; train in dygraph with "
+                "paddle.DataParallel (fluid.dygraph.DataParallel works through compat) or "
+                "port to paddle.distributed.fleet with a dygraph model")
         if f._distributed:
             strategy = self._strategy.to_fleet() if isinstance(self._strategy, DistributedStrategy) else self._strategy
             opt = paddle.distributed.fleet.distributed_optimizer(self._optimizer, strategy)
