@@ -108,3 +108,37 @@ def test_launch_two_workers(tmp_path):
     assert seen == ["WORKER 0 compat.fluid ['0']", "WORKER 1 compat.fluid ['0']"]
     failing = run(["-c", drive, str(tmp_path / "w.py"), "3"], cwd=str(tmp_path), PYTHONWARNINGS="ignore")
     assert failing.returncode != 0
+
+
+@pytest.mark.slow
+def test_launch_dygraph_data_parallel(tmp_path):
+    """1.x DataParallel (prepare_context, scale_loss, apply_collective_grads) in 2 workers:
+    both end with the weights of the averaged gradient."""
+    code = ("import numpy as np\n"
+            "import paddle.fluid as fluid\n"
+            "with fluid.dygraph.guard():\n"
+            "    strategy = fluid.dygraph.prepare_context()\n"
+            "    lin = fluid.dygraph.Linear(2, 1, param_attr=fluid.initializer.Constant(0.1),\n"
+            "                               bias_attr=fluid.initializer.Constant(0.0))\n"
+            "    model = fluid.dygraph.DataParallel(lin, strategy)\n"
+            "    opt = fluid.optimizer.SGD(0.1, parameter_list=model.parameters())\n"
+            "    env = fluid.dygraph.ParallelEnv()\n"
+            "    x = np.ones((2, 2), 'float32') * (env.local_rank + 1)\n"
+            "    loss = model.scale_loss(fluid.layers.mean(model(fluid.dygraph.to_variable(x))))\n"
+            "    loss.backward()\n"
+            "    model.apply_collective_grads()\n"
+            "    opt.minimize(loss)\n"
+            "    print('RANK', env.local_rank, env.nranks, lin.weight.numpy().ravel().tolist())\n")
+    (tmp_path / "dp.py").write_text(code)
+    drive = "import sys; from compat import launch; sys.exit(launch.launch(sys.argv[1], [], 2))"
+    proc = run(["-c", drive, str(tmp_path / "dp.py")], cwd=str(tmp_path), PYTHONWARNINGS="ignore")
+    assert proc.returncode == 0, explain(proc)
+    rows = sorted(l.split(" ", 3) for p in (tmp_path / "log").glob("workerlog.*")
+                  for l in p.read_text().splitlines() if l.startswith("RANK"))
+    assert [r[1:3] for r in rows] == [["0", "2"], ["1", "2"]]
+    # d mean(x w) / dw_j = mean_i x_ij = rank + 1; the workers average it
+    import json
+    import numpy as np
+    expected = 0.1 - 0.1 * np.mean([1.0, 2.0])
+    for r in rows:
+        np.testing.assert_allclose(json.loads(r[3]), [expected, expected], rtol=1e-6)
