@@ -106,7 +106,7 @@ def fill(template: str, subs: Dict[str, cst.BaseExpression]) -> cst.BaseExpressi
     expr = cst.parse_expression(text)
     if isinstance(expr, cst.BaseExpression):
         expr = expr.visit(_Substitute(mapping))
-        if "[" in template:
+        if "[" in template or " or " in template or " and " in template:
             expr = expr.visit(_FoldIndex())
     # parenthesize substituted compound expressions where needed
     return expr  # type: ignore[return-value]
@@ -325,7 +325,18 @@ def _simple(node: cst.BaseExpression) -> bool:
 
 
 class _FoldIndex(cst.CSTTransformer):
-    """``[a, b][0]`` → ``a``: what a named hole on a literal list leaves behind."""
+    """``[a, b][0]`` → ``a`` and ``2 or 1`` → ``2``: what a template leaves behind when a
+    hole is filled with a literal."""
+
+    def leave_BooleanOperation(self, original, updated):
+        kind, value = literal(code_of(updated.left))
+        if kind != "ok" or updated.lpar:
+            return updated
+        if isinstance(updated.operator, cst.Or):
+            return updated.left if value else updated.right
+        if isinstance(updated.operator, cst.And):
+            return updated.right if value else updated.left
+        return updated
 
     def leave_Subscript(self, original, updated):
         value = updated.value
