@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from strategies import Program, legacy_programs, plain_programs
 from upgrader.engine import upgrade_source
+from upgrader.rulebook import load
 
 LONG = int(os.environ.get("PADDLE_UPGRADE_FUZZ_EXAMPLES", "0") or 0)
 
@@ -127,25 +128,74 @@ def test_strategies_cover_the_import_forms_and_contexts():
 
 
 # ------------------------------------------------------------------------ regressions
-# Minimised from fuzzer failures. Each fails until the engine is fixed.
+# Minimised from fuzzer failures; the entries involved are picked from the rule book by
+# the property that made them fail, not by name.
 
-def test_regression_manual_static_api_inside_removed_guard_is_idempotent():
-    """A static-only API left for a manual rewrite (``DynamicRNN``: mode static, manual)
-    inside ``with fluid.dygraph.guard():`` at module level. The first fix removes the
-    guard (PU201) and inserts nothing; the second fix then sees a static API at module
-    level outside any guard and inserts ``paddle.enable_static()`` (PU202)."""
-    code = ("import paddle.fluid as fluid\n"
-            "with fluid.dygraph.guard():\n"
-            "    v = fluid.layers.DynamicRNN()\n")
-    check_properties(code)
+def _pick(what, pred, module_level=True):
+    """The first entry (by name) that satisfies ``pred``; ``module_level``: only names
+    defined in a module (not class members)."""
+    for e in sorted(load(), key=lambda e: e.name):
+        parent = e.name.rsplit(".", 1)[0].split(".")
+        if e.name.startswith("paddle.fluid.") and pred(e) and (
+                not module_level or all(p.islower() for p in parent)):
+            return e
+    pytest.skip(f"the rule book has no {what}")
+
+
+def _short(e) -> str:
+    return e.name[len("paddle."):]
+
+
+def _required(e) -> str:
+    return ", ".join(f"a{i}" for i, p in enumerate(e.params or [])
+                     if p.kind == "positional" and not p.has_default)
+
+
+GUARD = "import paddle.fluid as fluid\nwith fluid.dygraph.guard():\n    v = {}\n"
+
+
+def test_regression_manual_static_call_inside_removed_guard_is_idempotent():
+    """A static-only API left for a manual rewrite, called inside ``with
+    fluid.dygraph.guard():`` at module level (found with ``fluid.layers.DynamicRNN()``).
+    The first fix removes the guard (PU201) and inserts nothing; the second sees a static
+    API at module level outside any guard and inserts ``paddle.enable_static()`` (PU202)."""
+    e = _pick("manual static API callable without arguments", lambda e: (
+        e.mode == "static" and e.safety == "manual" and e.kind in ("function", "class")
+        and e.params is not None and all(p.has_default or p.kind != "positional" for p in e.params)))
+    check_properties(GUARD.format(f"{_short(e)}()"))
+
+
+def test_regression_manual_static_reference_inside_removed_guard_is_idempotent():
+    """As above with a static-only API used as a value, not called (found with
+    ``fluid.BuildStrategy.GradientScaleStrategy.One``)."""
+    e = _pick("manual static constant/class", lambda e: (
+        e.mode == "static" and e.safety == "manual" and (e.kind == "constant" or e.params is None)),
+        module_level=False)
+    check_properties(GUARD.format(_short(e)))
+
+
+@pytest.mark.parametrize("call", ["(**kw)", "()"])
+def test_regression_unrewritable_static_call_inside_removed_guard_is_idempotent(call):
+    """A static-only API with an automatic rule whose call cannot be mapped (``**kw``
+    unpacking, a required argument missing: reported manual) inside a removed guard
+    (found with ``fluid.layers.fc(**kw)``, ``fluid.embedding()``): the second fix inserts
+    ``paddle.enable_static()``."""
+    e = _pick("static API with an automatic rule and required arguments", lambda e: (
+        e.mode == "static" and e.safety == "safe" and e.kind == "function" and not e.structural
+        and e.params is not None and _required(e)))
+    check_properties(GUARD.format(_short(e) + call))
 
 
 def test_regression_todo_quoting_a_rewritten_argument_is_idempotent():
     """A manual finding whose message quotes an argument (``act=<non-literal>`` of a layer
-    class) when that argument itself holds a legacy call that gets rewritten: the TODO
-    written by the first fix quotes the argument as it was (``act=fluid.layers.relu(x)``),
-    the second fix quotes it as rewritten (``act=paddle.nn.functional.relu(x)``), sees a
-    different text and adds a second TODO line."""
-    code = ("import paddle.fluid as fluid\n"
-            "conv = fluid.dygraph.Linear(3, 4, act=fluid.layers.relu(x))\n")
-    check_properties(code)
+    class) when that argument holds a legacy call that gets rewritten (found with
+    ``fluid.dygraph.Linear(3, 4, act=fluid.layers.relu(x))``): the first fix's TODO quoted
+    the argument as it was, the second quoted it as rewritten and added a second TODO."""
+    layer = _pick("layer class with act= handled by layer-act", lambda e: (
+        e.kind == "class" and e.structural == "layer-act" and e.param("act") is not None))
+    inner = _pick("safe one-argument function", lambda e: (
+        e.kind == "function" and e.safety == "safe" and not e.structural and e.mode == "any"
+        and e.params is not None and _required(e) == "a0" and not e.args and not e.wrap))
+    req = _required(layer)
+    call = f"{_short(layer)}({req + ', ' if req else ''}act={_short(inner)}(x))"
+    check_properties(f"import paddle.fluid as fluid\nconv = {call}\n")
