@@ -3,10 +3,11 @@
 Usage::
 
     .venv/bin/python tools/measure_corpus.py CORPUS_DIR [--json OUT.json] [--markdown OUT.md]
-                                              [--cli] [--keep DIR]
+                                              [--cli] [--keep DIR] [--live]
 
 The corpus is never modified: it is copied to a temporary directory (or ``--keep DIR``)
-and every rewrite happens there. Each ``.py`` file goes through the same code path as the
+and every rewrite happens there. The engine measured is a snapshot of ``upgrader/`` and
+``rules/`` taken at the start (``--live``: the work tree as it is while the run goes on). Each ``.py`` file goes through the same code path as the
 CLI (``upgrader.runner.upgrade_python`` with default settings: noqa, select/ignore,
 final-newline handling, the "rewrite must still parse" guard), then the rewritten text
 is written with ``upgrader.files.write_source`` and fixed a second time. ``--cli`` also
@@ -56,7 +57,7 @@ undefined name
     file before and after; files with a star import are skipped. Must be 0.
 
 The engine and the rule database are hashed before and after the run; when they change
-during the run (others editing the work tree) the report starts with a warning.
+during the run (only possible with ``--live``) the report starts with a warning.
 
 Check-mode and fix-mode findings are both collected; the classification above uses the
 fix-mode findings (they carry whether each rewrite was applied), totals and PU001 use the
@@ -306,16 +307,17 @@ def summarize(results: List[dict]) -> dict:
 
 
 def run_cli(corpus: Path, work: Path) -> dict:
-    """The console script on a second copy: check (json), fix, fix again."""
-    exe = ROOT / ".venv" / "bin" / "paddle-upgrade"
-    if not exe.exists():
-        return {"error": f"{exe} not found"}
+    """The console script (``upgrader.cli:main`` of the measured tree) on a second copy:
+    check (json), fix, fix again."""
+    exe = [sys.executable, "-c", "import sys; from upgrader.cli import main; "
+           "sys.argv[0] = 'paddle-upgrade'; main()"]
     dst = work / "cli"
     shutil.copytree(corpus, dst)
-    env = dict(os.environ, CI="1")
+    env = dict(os.environ, CI="1",
+               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     out: dict = {}
-    p = subprocess.run([str(exe), "check", "--no-cache", "--jobs", "1", "--format", "json",
-                        str(dst)], capture_output=True, text=True, env=env, cwd=work)
+    p = subprocess.run(exe + ["check", "--no-cache", "--jobs", "1", "--format", "json",
+                              str(dst)], capture_output=True, text=True, env=env, cwd=work)
     out["check_exit"] = p.returncode
     try:
         d = json.loads(p.stdout)
@@ -325,12 +327,12 @@ def run_cli(corpus: Path, work: Path) -> dict:
         out["check_errors"] = len(d.get("errors", []))
     except (ValueError, KeyError) as exc:
         out["check_output_error"] = f"{exc}: {p.stdout[:300]} {p.stderr[:300]}"
-    p = subprocess.run([str(exe), "fix", "--no-cache", "--jobs", "1", str(dst)],
+    p = subprocess.run(exe + ["fix", "--no-cache", "--jobs", "1", str(dst)],
                        capture_output=True, text=True, env=env, cwd=work)
     out["fix_exit"] = p.returncode
     out["fix_tail"] = (p.stdout + p.stderr).strip().splitlines()[-3:]
     before = {q: q.read_bytes() for q in dst.rglob("*.py")}
-    p = subprocess.run([str(exe), "fix", "--no-cache", "--jobs", "1", str(dst)],
+    p = subprocess.run(exe + ["fix", "--no-cache", "--jobs", "1", str(dst)],
                        capture_output=True, text=True, env=env, cwd=work)
     out["fix2_exit"] = p.returncode
     out["fix2_changed_files"] = sorted(str(q.relative_to(dst)) for q, b in before.items()
@@ -343,6 +345,26 @@ def run_cli(corpus: Path, work: Path) -> dict:
             unparsable.append(str(q.relative_to(dst)))
     out["unparsable_after_fix"] = sorted(unparsable)
     return out
+
+
+SNAPSHOT_ENV = "PU_MEASURE_SNAPSHOT"
+
+
+def run_in_snapshot(argv: List[str], work: Path) -> int:
+    """Copy upgrader/, rules/ and this script to WORK/snapshot and run the copy there, so
+    that edits others make to the work tree during the run cannot mix versions."""
+    snap = work / "snapshot"
+    if snap.exists():
+        shutil.rmtree(snap)
+    for d in ("upgrader", "rules"):
+        shutil.copytree(ROOT / d, snap / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (snap / "tools").mkdir(parents=True)
+    shutil.copy2(Path(__file__).resolve(), snap / "tools" / "measure_corpus.py")
+    keep = [] if "--keep" in argv else ["--keep", str(work)]
+    env = dict(os.environ, **{SNAPSHOT_ENV: str(ROOT)})
+    env["PYTHONPATH"] = os.pathsep.join([str(snap)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    return subprocess.run([sys.executable, str(snap / "tools" / "measure_corpus.py"), *argv, *keep],
+                          env=env).returncode
 
 
 def pct(a: float) -> str:
@@ -448,12 +470,16 @@ def main(argv=None) -> int:
     ap.add_argument("--cli", action="store_true", help="also cross-check with the console script")
     ap.add_argument("--keep", type=Path, help="work here (a new directory) instead of a temp dir")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--live", action="store_true",
+                    help="measure the work tree as it is, not a snapshot of upgrader/ and rules/")
     args = ap.parse_args(argv)
     corpus = args.corpus.resolve()
     if not corpus.is_dir():
         ap.error(f"{corpus} is not a directory")
     work = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="pu-measure-"))
     work.mkdir(parents=True, exist_ok=True)
+    if not args.live and not os.environ.get(SNAPSHOT_ENV):
+        return run_in_snapshot(argv if argv is not None else sys.argv[1:], work)
     copy = work / "fixed"
     shutil.copytree(corpus, copy)
     settings = cfg.Settings(root=copy)
@@ -483,7 +509,10 @@ def main(argv=None) -> int:
         s["warning"] = ("the engine or the rule database changed during the run "
                         f"({', '.join(sorted(moved))}); figures may mix versions: run again")
     md = markdown(s, cli, args.top)
-    md = f"Engine and rules fingerprint: {s['fingerprint_measured']}\n\n" + md
+    origin = os.environ.get(SNAPSHOT_ENV)
+    md = (f"Engine and rules fingerprint: {s['fingerprint_measured']}"
+          + (f" (snapshot of {origin} taken at the start of the run)" if origin else " (live work tree)")
+          + "\n\n" + md)
     if s.get("warning"):
         md = f"WARNING: {s['warning']}\n\n" + md
     print(md)
