@@ -13,6 +13,7 @@ costs one extra frame and a dict of keywords: no ``inspect`` and no binding per 
 from __future__ import annotations
 
 import ast
+import re
 import importlib
 import inspect
 import keyword
@@ -175,6 +176,9 @@ def _legacy_signature(params, ns, with_self=False) -> inspect.Signature:
     return inspect.Signature(out)
 
 
+_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def _safe(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
@@ -257,7 +261,20 @@ class _Gen(object):
                 star_done = True
             self.param(p, v)
         for k, src in e.extra.items():
-            self.always[k] = "(%s)" % src
+            self.always[k] = "(%s)" % self.holes(src)
+
+    def holes(self, tmpl: str) -> str:
+        """``{param}`` in a rule template names another legacy argument (its value, or its
+        1.x default when the call did not pass it)."""
+        def sub(m):
+            p = self.e.param(m.group(1)) if self.e.params else None
+            if p is None:
+                return m.group(0)
+            v = _safe(p.name)
+            if not p.has_default:
+                return "(%s)" % v
+            return "(%s if %s is _UNSET else %s)" % (self.const(_eval(p.default, self.ns)), v, v)
+        return _HOLE.sub(sub, tmpl)
 
     def _same_default(self, p, new) -> bool:
         """The 1.x default equals the target's default for ``new``: omitting and passing
@@ -300,7 +317,7 @@ class _Gen(object):
             self.act_param = v
             return
         if spec.wrap is not None:
-            tmpl = spec.wrap.replace("{call}", "_out").replace("{}", "(%s)" % v)
+            tmpl = self.holes(spec.wrap.replace("{call}", "_out").replace("{}", "(%s)" % v))
             cond = passed
             if spec.unless is not None:
                 cond += " and not _eq(%s, %s)" % (v, self.const(_eval(spec.unless, self.ns)))
@@ -322,9 +339,9 @@ class _Gen(object):
                 table[_eval(k, self.ns)] = _eval(val, self.ns)
             expr = "_vmap(%s, %s)" % (self.const(table), v)
         if spec.transform:
-            expr = spec.transform.replace("{}", "(%s)" % expr)
+            expr = self.holes(spec.transform.replace("{}", "(%s)" % expr))
         if spec.default is not None:
-            self.always[new] = "((%s) if %s is _UNSET else %s)" % (spec.default, v, expr)
+            self.always[new] = "((%s) if %s is _UNSET else %s)" % (self.holes(spec.default), v, expr)
         elif required:
             self.always[new] = expr
         else:
@@ -372,7 +389,7 @@ class _Gen(object):
     def tail(self, act_expr: Optional[str]) -> List[str]:
         lines = list(self.post)
         if self.e.wrap:
-            lines.append("_out = " + self.e.wrap.replace("{call}", "_out"))
+            lines.append("_out = " + self.holes(self.e.wrap.replace("{call}", "_out")))
         if act_expr:
             lines.append("if %s is not None and %s is not _UNSET: _out = _apply_act(_out, %s)"
                          % (act_expr, act_expr, act_expr))
@@ -390,9 +407,12 @@ _REDUCERS = {
 
 
 def _may_be_0d(e) -> bool:
+    """The target may give a 0-d tensor where 1.x gave shape [1] (a reduction)."""
     t = e.target or ""
-    return (t in _REDUCERS or "loss" in t or "0-d" in e.note.lower()
-            or "0-dim" in e.note.lower() or "shape [1]" in e.note.lower())
+    note = e.note.lower()
+    if "in both" in note:  # e.g. fluid.layers.rank: 0-d in 1.8.5 as well
+        return False
+    return t in _REDUCERS or "loss" in t.lower() or "shape [1]" in note
 
 
 def _base_ns(e, target) -> dict:

@@ -136,14 +136,16 @@ class Executor(paddle.static.Executor):
         feed = _normalize_feed(feed or {}, program)
         if fetch_list is not None and not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
-        fetch = [self._fetch_target(f, program) for f in (fetch_list or [])]
+        from compat.fluid.layers import learning_rate_scheduler as lrs
+        items = list(fetch_list or [])
+        fetch = [self._fetch_target(f, program) for f in items]
         out = super().run(program, feed=feed, fetch_list=fetch, feed_var_name=feed_var_name,
                           fetch_var_name=fetch_var_name, scope=scope,
                           return_numpy=return_numpy, use_program_cache=use_program_cache)
-        from compat.fluid.layers import learning_rate_scheduler as lrs
         lrs.after_run(program)
         if return_numpy and isinstance(out, list):
-            out = [_to_1x(o) for o in out]
+            # a learning-rate variable was [1] in 1.x (today's is 0-d)
+            out = [_to_1x(o) if isinstance(i, lrs.LegacyDecay) else o for i, o in zip(items, out)]
         return out
 
     @staticmethod
