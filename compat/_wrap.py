@@ -577,7 +577,26 @@ def build(e):
     if obj is None:
         obj = _build(e)
         _cache[e.name] = obj
+        if isinstance(obj, type) and e.name not in registry:
+            _attach_members(e, obj)
     return obj
+
+
+def _attach_members(e, cls):
+    """Entries named ``<class entry>.<member>`` (1.x static methods such as
+    ``BeamSearchDecoder.tile_beam_merge_with_batch``) become attributes of the class."""
+    prefix = e.name + "."
+    book = _runtime.book()
+    for name, member in list(book.entries.items()):
+        if not name.startswith(prefix) or "." in name[len(prefix):]:
+            continue
+        attr = name[len(prefix):]
+        if attr in cls.__dict__ or (hasattr(cls, attr) and member.safety != "manual"):
+            continue
+        try:
+            setattr(cls, attr, staticmethod(build(member)))
+        except (TypeError, AttributeError):  # pragma: no cover - immutable type
+            pass
 
 
 def _build(e):
