@@ -392,7 +392,43 @@ class _Builder:
             return [f"{v}, {v}_b = {e}, {self.legacy_expr()}"]
         if form == 12:
             return [f"{v} = {e}  # comment stays"]
+        if form == 13:
+            return self.odd_stmt(e, v, in_function)
         return [f"{v} = {e}"]
+
+    def odd_stmt(self, e: str, v: str, in_function: bool) -> List[str]:
+        """Less common syntax around a legacy expression."""
+        k = self.draw(st.integers(0, 13))
+        if k == 0:
+            return [f"{v} = f'{{{e}}} done'"]
+        if k == 1:
+            return [f"if ({v} := {e}) is not None:", "    pass"]
+        if k == 2:
+            return [f"{v} = {e}; {v}_n = 2"]
+        if k == 3:
+            return [f"{v} = \\", f"    {e}"]
+        if k == 4:
+            return [f"{v} += {e}"]
+        if k == 5:
+            return [f"{v} = {v}_b = {e}"]
+        if k == 6:
+            return [f"assert {e} is not None, 'no value'"]
+        if k == 7:
+            ref = self.reference_expr()
+            return [f"def ann_{v}(x: {ref} = None) -> {ref}:", f"    return {e}"]
+        if k == 8:
+            return [f"def dflt_{v}(x, fn={self.reference_expr()}):", f"    return {e}"]
+        if k == 9:
+            return ["try:", f"    {v} = {e}", f"except {self.reference_expr()} as err:", "    pass"]
+        if k == 10:
+            return [f"async def co_{v}(x):", f"    return await {e}"]
+        if k == 11:
+            return [f"{v} = ({e}  # inside parentheses", "    )"]
+        if k == 12:
+            return [f"{v} = [*{e}, *xs]"]
+        # a function whose parameter shadows an import alias: not a legacy use in there
+        alias = self.draw(st.sampled_from(sorted(self.bindings) or ["fluid"]))
+        return [f"def shadow_{v}({alias}, x):", f"    return {alias}.layers.relu(x)", f"{v} = {e}"]
 
     def block(self, depth: int, in_function: bool, in_class_method: bool = False) -> List[str]:
         n = self.draw(st.integers(1, 3))
@@ -497,6 +533,12 @@ class _Builder:
         header = self.draw(st.sampled_from(["", '"""A legacy module."""\n', "# -*- coding: utf-8 -*-\n",
                                             "from __future__ import print_function\n"]))
         extra = self.draw(st.sampled_from(["", "import numpy as np\n", "import os\nimport numpy as np\n"]))
+        if self.draw(st.integers(0, 11)) == 0:
+            spelling, _ = self.draw(st.sampled_from(callable_names()))
+            mod, name = spelling.rsplit(".", 1)
+            if mod in module_paths() and name not in _RESERVED:
+                self.import_lines.append(f"from {mod} import *")
+                body.append(f"star_v = {name}(x)")
         imports = list(self.import_lines)
         imports = self.draw(st.permutations(imports)) if len(imports) > 1 else imports
         main = ""

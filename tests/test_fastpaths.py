@@ -77,6 +77,47 @@ def legacy_files() -> dict:
     }
 
 
+def _outside_fluid():
+    """A rule-book name outside ``paddle.fluid`` (``paddle.dataset.mnist.train``...)."""
+    names = sorted(n for e in rulebook.load() for n in [e.name, *e.aliases]
+                   if not n.startswith("paddle.fluid") and n.count(".") >= 2
+                   and all(p.isidentifier() for p in n.split(".")))
+    return names[0] if names else None
+
+
+def outside_fluid_files() -> dict:
+    """Legacy names outside fluid, reached every way the engine resolves them."""
+    name = _outside_fluid()
+    if name is None:
+        return {}
+    top, rest = name.split(".")[1], ".".join(name.split(".")[2:])
+    sub, last = name.rsplit(".", 1)
+    return {
+        "o_dotted.py": f"import paddle\n\nr = {name}(x)\n",
+        "o_spaced.py": f"import paddle\n\nr = (paddle .\n     {top}.{rest})(x)\n",
+        "o_continued.py": f"import paddle\n\nr = paddle.\\\n    {top}.{rest}(x)\n",
+        "o_alias.py": f"import numpy as np, paddle as P\n\nr = P.{top}.{rest}(x)\n",
+        "o_from.py": f"from paddle import {top}\n\nr = {top}.{rest}(x)\n",
+        "o_from_as.py": f"from paddle import nn, {top} as T\n\nr = T.{rest}(x)\n",
+        "o_from_paren.py": f"from paddle import (  # legacy\n    nn,\n    {top},\n)\n\nr = {top}.{rest}(x)\n",
+        "o_from_cont.py": f"from paddle import nn, \\\n    {top}\n\nr = {top}.{rest}(x)\n",
+        "o_import_sub.py": f"import {sub} as m\n\nr = m.{last}(x)\n",
+        "o_from_sub.py": f"from {sub} import {last} as f\n\nr = f(x)\n",
+        "o_dynamic.py": f"import importlib\n\nP = importlib.import_module('paddle')\nr = P.{top}\n",
+    }
+
+
+def modern_files_with_marker_words() -> dict:
+    """Modern code that uses the legacy top-level names only as words: skipped."""
+    words = [w for w in runner.legacy_markers() if w != "fluid"]
+    w = words[0] if words else "batch"
+    return {
+        "m_loop.py": f"import paddle\nfrom paddle import nn\n\nfor {w} in loader:\n    y = nn.functional.relu({w})\n",
+        "m_attr.py": f"import paddle.nn as nn\n\nself.{w} = nn.Linear(2, 3)\n",
+        "m_from_io.py": f"from paddle.io import DataLoader\n\n{w} = DataLoader(ds)\n",
+    }
+
+
 # files whose legacy call the engine resolves by meaning: a finding names the entry
 RESOLVED = ("alias_fluid.py", "alias_F.py", "from_paddle.py", "from_paddle_paren.py",
             "from_fluid_layers.py", "import_layers_as.py", "from_layers_as.py", "full_path.py",
@@ -144,6 +185,21 @@ def test_prefilter_run_equals_unfiltered_run(tmp_path):
     found = {Path(r.path).name for r in with_pf.files
              if any(f["legacy"] == e.name for f in r.findings)}
     assert set(RESOLVED) <= found, set(RESOLVED) - found
+
+
+def test_prefilter_outside_fluid_keeps_every_import_form_and_skips_modern_code(tmp_path):
+    legacy = outside_fluid_files()
+    if not legacy:
+        pytest.skip("the rule book has no legacy name outside paddle.fluid")
+    modern = modern_files_with_marker_words()
+    root = write(tmp_path, {**legacy, **modern})
+    with_pf, without = run(root, prefilter=True), run(root, prefilter=False)
+    skipped = {Path(r.path).name for r in with_pf.files if r.skipped}
+    assert skipped == set(modern)
+    assert key_of(with_pf) == key_of(without)
+    name = _outside_fluid()
+    found = {Path(r.path).name for r in with_pf.files if any(f["legacy"] == name for f in r.findings)}
+    assert set(legacy) - {"o_dynamic.py"} <= found, set(legacy) - {"o_dynamic.py"} - found
 
 
 def test_prefilter_with_unused_noqa_report_keeps_noqa_only_files(tmp_path):

@@ -162,11 +162,45 @@ def legacy_markers() -> Tuple[str, ...]:
     return tuple(sorted(words))
 
 
+# between two tokens of a dotted name or an import: spaces, line breaks, ``\`` line
+# continuations and comments (inside parentheses)
+_GAP = r"(?:[\s\\]|#[^\n]*)*"
+_FROM_PADDLE = re.compile(r"\bfrom" + _GAP + r"paddle" + _GAP + r"import\b")
+_PADDLE_ALIAS = re.compile(r"\bpaddle" + _GAP + r"as\s+(\w+)")
+_DYNAMIC = re.compile(r"\b(?:import_module|__import__)\b")
+
+
+@lru_cache(maxsize=8)
+def _word_patterns(others: Tuple[str, ...]):
+    words = "|".join(map(re.escape, others))
+    return re.compile(r"\b(?:%s)\b" % words), words
+
+
+def _from_paddle_names(text: str, start: int) -> str:
+    """The names part of a ``from paddle import ...`` statement starting at ``start``
+    (the whole rest of the text when it cannot be told cheaply)."""
+    rest = text[start:]
+    stripped = rest.lstrip(" \t\\\r\n")
+    if stripped.startswith("("):
+        end = stripped.find(")")
+        return stripped if end < 0 or "#" in stripped[:end] else stripped[:end]
+    out = []
+    for line in rest.split("\n"):
+        out.append(line)
+        if not line.rstrip("\r").endswith("\\"):
+            break
+    return "\n".join(out)
+
+
 def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
     """Whether ``data`` (bytes or str) may use legacy API: it mentions ``fluid``
     (however imported: ``paddle.fluid``, ``from paddle import fluid``,
-    ``import_module("paddle.fluid")``), or ``paddle`` and one of the legacy top-level
-    names outside fluid as a word."""
+    ``import_module("paddle.fluid")``), or it reaches one of the legacy top-level names
+    outside fluid (``paddle.batch``, ``paddle.dataset`` ...) the only ways the engine
+    resolves them: spelled ``paddle.<name>`` (also in ``import paddle.dataset.mnist`` and
+    ``from paddle.reader import ...``), ``from paddle import <name>``, or
+    ``import paddle as P`` + ``P.<name>``; dynamic imports are always kept. Modern code
+    that merely uses ``batch``/``utils``/``dataset`` as words is skipped."""
     text = data.decode("latin-1") if isinstance(data, (bytes, bytearray)) else data
     if "fluid" in text:
         return True
@@ -174,9 +208,24 @@ def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
         return True
     if "paddle" not in text:
         return False
-    others = [m for m in (markers or legacy_markers()) if m != "fluid"]
-    return bool(others) and re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, others)),
-                                      text) is not None
+    others = tuple(m for m in (markers or legacy_markers()) if m != "fluid")
+    if not others:
+        return False
+    word, words = _word_patterns(others)
+    if word.search(text) is None:
+        return False
+    if re.search(r"\bpaddle" + _GAP + r"\." + _GAP + r"(?:%s)\b" % words, text):
+        return True
+    if _DYNAMIC.search(text):
+        return True
+    for m in _FROM_PADDLE.finditer(text):
+        if word.search(_from_paddle_names(text, m.end())):
+            return True
+    for alias in set(_PADDLE_ALIAS.findall(text)):
+        if re.search(r"\b%s" % re.escape(alias) + _GAP + r"\." + _GAP + r"(?:%s)\b" % words,
+                     text):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------- one program
