@@ -290,7 +290,8 @@ class _Gen(object):
         passed = "True" if required else "%s is not _UNSET" % v
         plain = spec is None or (spec.rename is not None and not (
             spec.transform or spec.values or spec.default is not None or spec.drop
-            or spec.drop_if_default or spec.manual_if_set or spec.act or spec.wrap))
+            or spec.drop_if_default or spec.manual_if_set or spec.act or spec.wrap
+            or getattr(spec, "wrap_if_default", None)))
         if plain:
             new = p.name if spec is None else spec.rename
             if required:
@@ -309,7 +310,10 @@ class _Gen(object):
         if spec.manual_if_set is not None:
             err = self.const(manual_error(self.e.name, "argument %r: %s" % (p.name, spec.manual_if_set),
                                           entry=self.e))
-            self.pre.append("if %s: raise %s" % (passed, err))
+            cond = passed
+            if p.has_default:  # passing the 1.x default changes nothing
+                cond += " and not _eq(%s, %s)" % (v, self.const(_eval(p.default, self.ns)))
+            self.pre.append("if %s: raise %s" % (cond, err))
             return
         if spec.drop:
             return
@@ -331,6 +335,12 @@ class _Gen(object):
                     "1.x default %s" % (p.name, self.e.target, p.default), entry=self.e))
                 self.pre.append("if %s and not _eq(%s, %s): raise %s" % (passed, v, d, err))
             return
+        wid = getattr(spec, "wrap_if_default", None)
+        if wid:  # e.g. 1.x full reductions returned shape [1]
+            tmpl = self.holes(wid.replace("{call}", "_out").replace("{}", "(%s)" % v))
+            cond = "True" if not p.has_default else "%s is _UNSET or _eq(%s, %s)" % (
+                v, v, self.const(_eval(p.default, self.ns)))
+            self.post.append("if %s: _out = %s" % (cond, tmpl))
         new = spec.rename or p.name
         expr = v
         if spec.values:
@@ -387,9 +397,12 @@ class _Gen(object):
         return ["_out = %s(%s)" % (target_expr, ", ".join(args))]
 
     def tail(self, act_expr: Optional[str]) -> List[str]:
-        lines = list(self.post)
+        """The entry ``wrap`` completes the call first, then what the arguments add
+        (``wrap``/``wrap_if_default`` in parameter order), the activation last."""
+        lines = []
         if self.e.wrap:
             lines.append("_out = " + self.holes(self.e.wrap.replace("{call}", "_out")))
+        lines += self.post
         if act_expr:
             lines.append("if %s is not None and %s is not _UNSET: _out = _apply_act(_out, %s)"
                          % (act_expr, act_expr, act_expr))

@@ -71,6 +71,18 @@ RULES = textwrap.dedent('''
     signature = "(x)"
     target = "paddle.no_such_function_here"
 
+    ["paddle.fluid.layers.t_holes"]
+    signature = "(input, num_filters, act=None)"
+    target = "paddle.nn.Linear"
+    wrap = "{call}({input})"
+    extra = { in_features = "{input}.shape[-1]" }
+    args = { input = { drop = true }, num_filters = "out_features", act = { act = true } }
+
+    ["paddle.fluid.layers.t_wid"]
+    signature = "(input, dim=None, keep_dim=False, name=None)"
+    target = "paddle.max"
+    args = { input = "x", keep_dim = "keepdim", dim = { rename = "axis", wrap_if_default = "paddle.atleast_1d({call})" } }
+
     ["paddle.fluid.dygraph.TLinear"]
     kind = "class"
     signature = "(input_dim, output_dim, param_attr=None, bias_attr=None, act=None, dtype='float32')"
@@ -163,6 +175,21 @@ def test_act_wrap_extra_manual_if_set(book, paddle_dygraph):
     assert got.numpy().dtype == np.int64 and got.numpy().tolist() == np.full((2, 3), 7).tolist()
     with pytest.raises(LegacyAPIError, match="assign the result instead"):
         full([2], "float32", 1.0, out=ta)
+    assert full([2], "float32", 1.0, out=None).numpy().tolist() == [1.0, 1.0]  # the 1.x default
+
+
+def test_named_holes_and_wrap_if_default(book, paddle_dygraph):
+    paddle = paddle_dygraph
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 4)).astype("float32")
+    t = paddle.to_tensor(x)
+    build_and_call = _build(book, "layers.t_holes")   # layer built from the input, then called
+    out = build_and_call(t, 3, act="relu").numpy()
+    assert out.shape == (2, 3) and (out >= 0).all()
+    mx = _build(book, "layers.t_wid")
+    assert list(mx(t).shape) == [1]
+    np.testing.assert_allclose(mx(t).numpy(), [x.max()], rtol=1e-6)
+    np.testing.assert_allclose(mx(t, dim=1).numpy(), x.max(1), rtol=1e-6)
+    np.testing.assert_allclose(mx(t, None, True).numpy(), x.max(keepdims=True), rtol=1e-6)
 
 
 def test_entry_wrap_and_default(book, paddle_dygraph):
