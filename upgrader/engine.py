@@ -237,6 +237,8 @@ class Upgrader(cst.CSTTransformer):
             self.report(node, entry.code, f"`{short}` has no automatic rewrite: {entry.note}",
                         entry.name, entry.target, "manual")
             return
+        if applied:
+            fixers.static_mode.note_applied(self, entry)
         msg = f"`{short}` → `{entry.target}`"
         todo = None
         if entry.safety == "unsafe":
@@ -504,9 +506,28 @@ def attach_todos(stmt, todos: List[str]):
     return stmt.with_changes(leading_lines=new_lines)
 
 
+def _dedupe_header_todos(module: cst.Module) -> cst.Module:
+    """Comments above the first statement belong to the module header once parsed: a TODO
+    attached to the first statement by an earlier `fix` is found there, not in the
+    statement's own leading lines."""
+    if not module.body or not module.header:
+        return module
+    keys = {_todo_key(l.comment.value) for l in module.header if l.comment is not None}
+    first = module.body[0]
+    lines = getattr(first, "leading_lines", None)
+    if not lines:
+        return module
+    kept = [l for l in lines if l.comment is None or _todo_key(l.comment.value) not in keys
+            or not l.comment.value.startswith(TODO_PREFIX)]
+    if len(kept) == len(lines):
+        return module
+    return module.with_changes(body=[first.with_changes(leading_lines=kept)] + list(module.body[1:]))
+
+
 def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
+    module = _dedupe_header_todos(module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
     if insert:

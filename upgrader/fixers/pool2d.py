@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from upgrader.fixers import static_mode
+
 from upgrader.args import Manual, bind, code_of, literal
 
 CODE = "PU205"
@@ -100,6 +102,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                           whitespace_after=cst.SimpleWhitespace("")))
             for k, v in kwargs]
+    static_mode.note_applied(up, entry)
     up.report(original, entry.code, f"`{entry.short}` → `{target}` (1.x stride default 1 kept explicit)",
               entry.name, target, "safe", applied=True)
     return updated.with_changes(func=cst.parse_expression(target), args=args)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from upgrader.fixers import static_mode
+
 from upgrader.args import Manual, bind, code_of, literal
 
 CODE = "PU209"
@@ -89,6 +91,7 @@ def _prelu(up, original, updated, entry, bound):
 def _compiled(up, original, updated, entry, bound):
     # `CompiledProgram(p)` alone; `.with_data_parallel(...)` is handled by the caller's chain
     prog = bound.values["program_or_graph"].value
+    static_mode.note_applied(up, entry)
     up.compiled_programs.add(id(original))
     up.report(original, entry.code, f"`{entry.short}(prog)` → `prog` (PIR programs run as they are; "
               "multi-device data parallelism is launched with paddle.distributed.launch)",

@@ -39,6 +39,9 @@ STATIC_CALL = "paddle.enable_static()"
 @dataclass
 class Facts:
     static_refs: int = 0          # static-only legacy API referenced (counted while rewriting)
+    # what the rewrite actually turned into static-graph code, outside dygraph guards:
+    applied_static: bool = False
+    applied_module_level: bool = False
     static_outside_guard: bool = False  # decided by the survey before rewriting
     module_level_static: bool = False
     has_guard: bool = False
@@ -148,15 +151,26 @@ def statement() -> cst.SimpleStatementLine:
     return cst.parse_statement(STATIC_CALL + "\n")  # type: ignore[return-value]
 
 
+def note_applied(up, entry) -> None:
+    """Called for every applied rewrite: static-graph code now in the output, outside a
+    guard block, is what makes the module a static program. Deciding on what was applied
+    (not on what the source mentions) keeps `fix` idempotent: a legacy API left for a
+    manual rewrite counts neither before nor after its guard block is unwrapped."""
+    if entry.mode == "static" and up.guard_depth == 0:
+        up.facts.applied_static = True
+        if not up.scope.stack:
+            up.facts.applied_module_level = True
+
+
 def wanted(up, module: cst.Module) -> bool:
     facts: Facts = up.facts
-    if not facts.static_outside_guard or facts.already_static or not up.opts.enabled(CODE):
+    if not facts.applied_static or facts.already_static or not up.opts.enabled(CODE):
         return False
     body = list(module.body)
     main_idx = next((i for i, s in enumerate(body) if _is_main_guard(s)), None)
     runs = any(_runs_code(s) for s in body)
     # a library module that only builds graphs gets none
-    return facts.module_level_static or runs or main_idx is not None
+    return facts.applied_module_level or runs or main_idx is not None
 
 
 def _imports_paddle(stmt) -> bool:
@@ -172,7 +186,7 @@ def insert(up, module: cst.Module) -> cst.Module:
     body: List[cst.BaseStatement] = list(module.body)
     main_idx = next((i for i, s in enumerate(body) if _is_main_guard(s)), None)
     runs = any(_runs_code(s) for s in body)
-    if facts.module_level_static or runs or main_idx is None:
+    if facts.applied_module_level or runs or main_idx is None:
         idx = 0
         for i, s in enumerate(body):
             if _is_import(s) or (i == 0 and _is_docstring(s)):
