@@ -108,6 +108,22 @@ def translate(value, program):
     return value
 
 
+def _block_find(block, name):
+    for op in block.ops:
+        for r in op.results():
+            if _own_name(r) == name or _names_by_id.get(r.id) == name:
+                return r
+    return None
+
+
+def _block_var(self, name):
+    """1.x ``Block.var(name)``."""
+    v = _block_find(self, name)
+    if v is None:
+        raise ValueError("var %s not in this block" % name)
+    return v
+
+
 def _clone(self, *args, **kwargs):
     for_test = kwargs.pop("for_test", None)
     if args and not isinstance(args[0], bool):
@@ -166,5 +182,14 @@ def install() -> None:
     _installed = True
     pir.Value.name = property(_get_name, _set_name)
     pir.Program.clone = _clone
+    # 1.x Program/Block accessors that PIR programs lack
+    if not hasattr(pir.Program, "all_parameters"):
+        pir.Program.all_parameters = lambda self: self.global_block().all_parameters()
+    if not hasattr(pir.Program, "block"):
+        pir.Program.block = lambda self, index=0: self.global_block() if index == 0 else self.blocks[index]
+    if not hasattr(pir.Block, "var"):
+        pir.Block.var = _block_var
+    if not hasattr(pir.Block, "has_var"):
+        pir.Block.has_var = lambda self, name: _block_find(self, name) is not None
     if _orig_seed is not None:
         pir.Program.random_seed = property(_orig_seed.fget, _set_seed)
