@@ -235,6 +235,28 @@ def measure_file(path: Path, rel: str, settings: cfg.Settings, unsafe: cfg.Setti
     return out
 
 
+LOD_WORDS = ("sequence_", "lod", "dynamic_lstm", "dynamic_gru", "dynamicrnn", "linear_chain_crf",
+             "beam_search")
+
+
+def reason(f: dict) -> str:
+    """Why a legacy call site was not rewritten by default (for the report)."""
+    code, last = f["code"], f["legacy"].lower().rsplit(".", 1)[-1]
+    if code == "PU001":
+        return "no rule for the name (PU001)"
+    if f["fix"] == "unsafe":
+        return "rewrite exists but is unsafe (applied only with --unsafe-fixes)"
+    if any(w in last for w in LOD_WORDS):
+        return "LoD / variable-length-sequence API (no LoD in 3.x)"
+    return {
+        "PU102": "API removed in 3.x without a drop-in counterpart (PU102)",
+        "PU104": "optimizer / LR-decay / gradient-clip API removed (PU104)",
+        "PU105": "save/load or inference-model format changed (PU105)",
+        "PU106": "paddle.dataset reader creators (PU106)",
+        "PU208": "Program.clone(for_test=True) has no PIR counterpart (PU208)",
+    }.get(code, "call cannot be mapped statically (argument form, structural rule)")
+
+
 def summarize(results: List[dict]) -> dict:
     ok = [r for r in results if r["parse_error"] is None and r["crash"] is None]
     s: dict = {
@@ -275,6 +297,8 @@ def summarize(results: List[dict]) -> dict:
         ({"legacy": k[0], "code": k[1], "fix": k[2], "count": sum(c.values()),
           "message": c.most_common(1)[0][0], "variants": len(c)} for k, c in manual.items()),
         key=lambda d: (-d["count"], d["legacy"]))
+    s["not_rewritten_by_reason"] = collections.Counter(
+        reason(f) for f in fix_sites if not f["_applied"]).most_common()
     s["changed_files"] = sum(1 for r in ok if r["changed"])
     s["output_parse_failures"] = [{"path": r["path"], "error": r["output_parse_error"]}
                                   for r in ok if r["output_parse_error"]]
@@ -371,7 +395,7 @@ def pct(a: float) -> str:
     return f"{a:.1f}%"
 
 
-def markdown(s: dict, cli: Optional[dict], top: int = 30) -> str:
+def markdown(s: dict, cli: Optional[dict], top: int = 30, note_chars: int = 300) -> str:
     L: List[str] = []
     L.append("| figure | value |")
     L.append("|---|---|")
@@ -428,12 +452,21 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30) -> str:
     for name, n in s["PU001_names"][:top]:
         L.append(f"| {n} | `{name}` |")
     L.append("")
+    L.append("Sites not rewritten by default, by reason:")
+    L.append("")
+    L.append("| sites | reason |")
+    L.append("|---|---|")
+    for why, n in s["not_rewritten_by_reason"]:
+        L.append(f"| {n} | {why} |")
+    L.append("")
     L.append(f"Top {top} sites not rewritten (manual, or unsafe not applied), by legacy name:")
     L.append("")
     L.append("| count | legacy name | code | kind | note (most common) |")
     L.append("|---|---|---|---|---|")
     for m in s["manual_entries"][:top]:
-        msg = m["message"].replace("|", "\\|")
+        msg = m["message"] if len(m["message"]) <= note_chars else \
+            m["message"][:note_chars].rstrip() + " …"
+        msg = msg.replace("|", "\\|")
         more = f" (+{m['variants'] - 1} other notes)" if m["variants"] > 1 else ""
         L.append(f"| {m['count']} | `{m['legacy']}` | {m['code']} | {m['fix']} | {msg}{more} |")
     for title, key in (("Parse failures (excluded)", "parse_failures"), ("Crashes", "crashes"),
