@@ -464,8 +464,8 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30, note_chars: int = 300)
     L.append("| count | legacy name | code | kind | note (most common) |")
     L.append("|---|---|---|---|---|")
     for m in s["manual_entries"][:top]:
-        msg = m["message"] if len(m["message"]) <= note_chars else \
-            m["message"][:note_chars].rstrip() + " …"
+        msg = " ".join(m["message"].split())
+        msg = msg if len(msg) <= note_chars else msg[:note_chars].rstrip() + " …"
         msg = msg.replace("|", "\\|")
         more = f" (+{m['variants'] - 1} other notes)" if m["variants"] > 1 else ""
         L.append(f"| {m['count']} | `{m['legacy']}` | {m['code']} | {m['fix']} | {msg}{more} |")
