@@ -46,7 +46,8 @@ output parse failure
     a rewritten file that Python 3 (``ast.parse``) rejects, or that the runner refused to
     write because the rewrite would not parse. Must be 0.
 non-idempotent file
-    a rewritten file that a second ``fix`` changes again. Must be 0.
+    a rewritten file that a second ``fix`` changes again. Must be 0. The same two checks
+    (outputs parse, second fix changes nothing) are made for ``--unsafe-fixes`` too.
 crash
     any other exception from the tool on a file (internal error), reported with the
     exception. Must be 0.
@@ -230,6 +231,15 @@ def measure_file(path: Path, rel: str, settings: cfg.Settings, unsafe: cfg.Setti
         if ou.changed:
             out["fix_unsafe_applied"] = sum(1 for f in ou.findings
                                             if is_site(f["code"]) and f.get("_applied"))
+            try:
+                ast.parse(ou.new_text)
+            except SyntaxError as exc:
+                out["unsafe_output_parse_error"] = f"line {exc.lineno}: {exc.msg}"
+            o2 = runner.upgrade_python(ou.new_text, unsafe, spath, True)
+            if o2.changed and o2.new_text != ou.new_text:
+                out["unsafe_second_fix_diff"] = runner.unified_diff(ou.new_text, o2.new_text, rel)
+    except runner._Refused as exc:
+        out["unsafe_output_parse_error"] = str(exc)
     except Exception as exc:
         out["crash"] = f"fix --unsafe-fixes: {type(exc).__name__}: {exc}"
     return out
@@ -310,6 +320,10 @@ def summarize(results: List[dict]) -> dict:
                           for r in ok if r["missing_notes"]]
     s["new_undefined"] = [{"path": r["path"], "names": r["new_undefined"]}
                           for r in ok if r["new_undefined"]]
+    s["unsafe_output_parse_failures"] = [{"path": r["path"], "error": r["unsafe_output_parse_error"]}
+                                         for r in ok if r.get("unsafe_output_parse_error")]
+    s["unsafe_non_idempotent"] = [{"path": r["path"], "diff": r["unsafe_second_fix_diff"]}
+                                  for r in ok if r.get("unsafe_second_fix_diff")]
     s["check_fix_mismatch"] = [
         {"path": r["path"], "check": sum(1 for f in r["check"] if is_site(f["code"])),
          "fix": sum(1 for f in r["fix"] if is_site(f["code"]))}
@@ -424,6 +438,8 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30, note_chars: int = 300)
         ("rewritten files that do not parse / refused rewrites",
          f"{len(s['output_parse_failures'])} / {len(s['refused'])}"),
         ("files a second `fix` changes", len(s["non_idempotent"])),
+        ("with `--unsafe-fixes`: outputs that do not parse / files a second fix changes",
+         f"{len(s['unsafe_output_parse_failures'])} / {len(s['unsafe_non_idempotent'])}"),
         ("rewritten files reading a name they no longer define or import", len(s["new_undefined"])),
         ("files where check and fix disagree on the site count", len(s["check_fix_mismatch"])),
     ]
@@ -472,6 +488,7 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30, note_chars: int = 300)
     for title, key in (("Parse failures (excluded)", "parse_failures"), ("Crashes", "crashes"),
                        ("Refused rewrites", "refused"),
                        ("Rewritten files that do not parse", "output_parse_failures"),
+                       ("Outputs of --unsafe-fixes that do not parse", "unsafe_output_parse_failures"),
                        ("Write errors", "write_errors"),
                        ("Sites without a TODO note", "missing_notes"),
                        ("Names the rewrite left undefined", "new_undefined"),
@@ -486,8 +503,10 @@ def markdown(s: dict, cli: Optional[dict], top: int = 30, note_chars: int = 300)
                 body = {k: v for k, v in it.items() if k != "path"}
                 L.append(f"- `{it['path']}`: {json.dumps(body)[:400]}")
     L.append("")
-    L.append(f"Non-idempotent files: {len(s['non_idempotent']) or 'none'}")
-    for it in s["non_idempotent"]:
+    L.append(f"Non-idempotent files: {len(s['non_idempotent']) or 'none'}"
+             + (f" (with --unsafe-fixes: {len(s['unsafe_non_idempotent'])})"
+                if s["unsafe_non_idempotent"] else ""))
+    for it in s["non_idempotent"] + s["unsafe_non_idempotent"]:
         L.append(f"- `{it['path']}`:")
         L.append("```diff")
         L.extend(it["diff"].splitlines()[:40])
@@ -556,6 +575,7 @@ def main(argv=None) -> int:
         args.json.write_text(json.dumps({"summary": s, "files": results}, indent=1,
                                         default=str), encoding="utf-8")
     bad = (s["crashes"] or s["output_parse_failures"] or s["non_idempotent"] or s["refused"]
+           or s["unsafe_output_parse_failures"] or s["unsafe_non_idempotent"]
            or s["PU001"] or s["missing_notes"] or s["new_undefined"] or s["pct_rewritten"] < 95.0)
     return 1 if bad else 0
 
