@@ -162,8 +162,32 @@ def manifest(size: str) -> dict:
 
 # ------------------------------------------------------------------------------ parts
 
+TOOL_ENV: Dict[str, str] = {}
+
+
+def snapshot_tool(work: Path) -> dict:
+    """Run a frozen copy of ``upgrader/`` and ``rules/``: the cache fingerprints the tool's
+    sources and rules, and a tree being edited while the benchmark runs would turn warm
+    runs cold (and mix versions across measurements)."""
+    d = work / "tool"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "upgrader", d / "upgrader", ignore=skip)
+    shutil.copytree(ROOT / "rules", d / "rules", ignore=skip)
+    subprocess.run([str(VENV / "python"), "-m", "compileall", "-q", str(d / "upgrader")],
+                   check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PADDLE_UPGRADE_RULES_DIR"}
+    env["PYTHONPATH"] = str(d)
+    TOOL_ENV.clear()
+    TOOL_ENV.update(env)
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True,
+                                    text=True).stdout.strip()
+    return {"git_head": git("rev-parse", "--short", "HEAD"),
+            "uncommitted_files": len(git("status", "--porcelain", "--", "upgrader", "rules")
+                                     .splitlines())}
+
+
 def ours(*args: str) -> List[str]:
-    return [str(VENV / "paddle-upgrade"), *args]
+    return [str(VENV / "python"), "-m", "upgrader.cli", *args]
 
 
 def bench_fix(size: str, work: Path, jobs: int, repeats: int, anchor: bool) -> dict:
@@ -174,7 +198,7 @@ def bench_fix(size: str, work: Path, jobs: int, repeats: int, anchor: bool) -> d
     for _ in range(repeats):
         d = copy_tree(src, work / "fix-ours")
         runs.append(measure(ours("fix", "--no-cache", "--no-progress", "-q", "-j", str(jobs),
-                                 str(d)), cwd=work, sample_rss=True))
+                                 str(d)), cwd=work, env=TOOL_ENV, sample_rss=True))
     r = best(runs)
     changed = changed_files(src, d)
     r.update(lines_per_s=lines / r["wall_s"], cpu_lines_per_s=lines / r["cpu_s"],
@@ -209,7 +233,7 @@ def bench_check(size: str, work: Path, jobs: int, repeats: int) -> dict:
     lines = manifest(size)["lines"]
     res: dict = {"corpus": size, "lines": lines, "jobs": jobs}
     cold = [measure(ours("check", "--no-cache", "--no-progress", "-q", "-j", str(jobs), str(d)),
-                    cwd=work, sample_rss=True) for _ in range(repeats)]
+                    cwd=work, env=TOOL_ENV, sample_rss=True) for _ in range(repeats)]
     res["ours_cold"] = best(cold)
     ruff = ANCHORS / "ruff"
     if ruff.exists():
@@ -222,17 +246,18 @@ def bench_check(size: str, work: Path, jobs: int, repeats: int) -> dict:
     else:
         res["ruff"] = {"error": f"{ruff} missing (make bench-anchors)"}
     # warm cache: one run fills it, then measure
-    fill = measure(ours("check", "--no-progress", "-q", "-j", str(jobs), str(d)), cwd=work)
+    fill = measure(ours("check", "--no-progress", "-q", "-j", str(jobs), str(d)), cwd=work,
+                   env=TOOL_ENV)
     res["cache_fill"] = {"wall_s": fill["wall_s"], "cpu_s": fill["cpu_s"]}
     warm = [measure(ours("check", "--no-progress", "-q", "-j", str(jobs), str(d)), cwd=work,
-                    sample_rss=True) for _ in range(max(repeats, 3))]
+                    env=TOOL_ENV, sample_rss=True) for _ in range(max(repeats, 3))]
     res["ours_warm"] = best(warm)
     # the same warm run in one process (no worker pool)
-    warm1 = [measure(ours("check", "--no-progress", "-q", "-j", "1", str(d)), cwd=work)
-             for _ in range(max(repeats, 3))]
+    warm1 = [measure(ours("check", "--no-progress", "-q", "-j", "1", str(d)), cwd=work,
+                     env=TOOL_ENV) for _ in range(max(repeats, 3))]
     res["ours_warm_jobs1"] = best(warm1)
     # baseline: interpreter + CLI start-up alone
-    res["startup"] = best([measure(ours("--version")) for _ in range(3)])
+    res["startup"] = best([measure(ours("--version"), env=TOOL_ENV) for _ in range(3)])
     for k in ("ours_cold", "ours_warm", "ours_warm_jobs1"):
         res[k]["exit_code_ok"] = res[k]["rc"] in (0, 1)
     return res
@@ -364,6 +389,7 @@ def main(argv=None) -> int:
                      "corpus": {s: manifest(s) for s in sorted({a.fix_corpus, a.check_corpus})}}
     with tempfile.TemporaryDirectory(prefix="paddle-upgrade-bench-") as tmp:
         work = Path(tmp)
+        results["machine"]["tool"] = snapshot_tool(work)
         print(f"fix on {a.fix_corpus} ...", file=sys.stderr)
         results["fix"] = bench_fix(a.fix_corpus, work, a.jobs, a.repeats, not a.skip_anchor)
         print(f"check on {a.check_corpus} ...", file=sys.stderr)

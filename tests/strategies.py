@@ -399,7 +399,9 @@ class _Builder:
     def odd_stmt(self, e: str, v: str, in_function: bool) -> List[str]:
         """Less common syntax around a legacy expression."""
         k = self.draw(st.integers(0, 13))
-        if k == 0:
+        if k == 0:  # an f-string (3.7-3.11 grammar: no quotes or line breaks inside)
+            if "'" in e or '"' in e or "\n" in e:
+                return [f"{v} = str({e})"]
             return [f"{v} = f'{{{e}}} done'"]
         if k == 1:
             return [f"if ({v} := {e}) is not None:", "    pass"]
