@@ -43,6 +43,8 @@ RULE_NAMES = {
     "PU209": "legacy-call-forms",
     "PU210": "elementwise-axis",
     "PU211": "fetch-by-name",
+    "PU212": "data-parallel",
+    "PU213": "program-translator",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
@@ -271,6 +273,8 @@ class Upgrader(cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            for hook in fixers.STATEMENT_FIXERS:  # statement-level structural rules
+                result = hook(self, original_node, result)
             todos = self.todo_stack.pop()
             if todos and self.opts.fix:
                 result = attach_todos(result, todos)
@@ -474,6 +478,8 @@ def todo_text(code: str, message: str, legacy: str) -> str:
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
     short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
+    if code in ("PU001", "PU003"):
+        short = code  # no entry to explain: point at the rule itself
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"
 
