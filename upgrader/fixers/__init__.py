@@ -2,16 +2,20 @@
 (What it does / Why is this bad? / Example / Fix safety).
 
 A module that rewrites calls of entries marked ``structural = "<name>"`` defines
-``STRUCTURAL = "<name>"`` and ``rewrite_call(upgrader, original, updated, entry)``; it is
-registered here on import, so there is no hand-written list to forget.
+``STRUCTURAL = "<name>"`` and ``rewrite_call(upgrader, original, updated, entry)``; a module
+that rewrites whole simple statements (delete, replace) defines
+``leave_statement(upgrader, original, updated)``, called for every simple and compound
+statement (return ``updated`` when not concerned; keep it cheap). Both are registered here on import,
+so there is no hand-written list to forget.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable, Dict
+from typing import Callable, Dict, List
 
 CALL_FIXERS: Dict[str, Callable] = {}
+STATEMENT_FIXERS: List[Callable] = []
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -19,5 +23,7 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     MODULES[_info.name] = _mod
     for _name in getattr(_mod, "STRUCTURAL", ()):
         CALL_FIXERS[_name] = _mod.rewrite_call
+    if hasattr(_mod, "leave_statement"):
+        STATEMENT_FIXERS.append(_mod.leave_statement)
 
 from upgrader.fixers import dygraph_guard, fetch_by_name, imports, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401
