@@ -210,10 +210,8 @@ def test_prefilter_with_unused_noqa_report_keeps_noqa_only_files(tmp_path):
     assert key_of(with_pf) == key_of(without)
 
 
-@pytest.mark.xfail(strict=True, reason="identifiers are NFKC-normalised by Python: "
-                   "`import paddle.\uff46luid` imports paddle.fluid; neither the prefilter "
-                   "nor the engine normalise")
 def test_nfkc_spelled_import_is_found(tmp_path):
+    """Identifiers are NFKC-normalised by Python: `import paddle.\uff46luid` imports paddle.fluid."""
     e = _entry()
     n = e.name.rsplit(".", 1)[1]
     code = f"import paddle.\uff46luid as F\n\nout = F.layers.{n}({_args(e)})\n"

@@ -8,6 +8,7 @@ static-mode insertion → imports scheduled and cleaned once at the end.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
@@ -129,7 +130,8 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
                    rules: Optional[RuleBook] = None) -> Result:
     """Upgrade one module's source. ``fix=False`` only reports (code unchanged)."""
     book = rules or load()
-    if not _marker_for(book).search(code):
+    if not _marker_for(book).search(code) and (
+            code.isascii() or not _marker_for(book).search(unicodedata.normalize("NFKC", code))):
         return Result(code, [], False)
     try:
         module = cst.parse_module(code)

@@ -7,6 +7,7 @@ assignment, a loop variable) hides it inside that function.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Union
 
@@ -15,14 +16,19 @@ import libcst as cst
 LEGACY_ROOTS = ("paddle.fluid",)
 
 
+def ident(name: str) -> str:
+    """An identifier as Python sees it (NFKC-normalised: ``ｆluid`` is ``fluid``)."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
 def dotted_of(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: List[str] = []
     while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+        parts.append(ident(node.attr.value))
         node = node.value
     if isinstance(node, cst.Name):
-        parts.append(node.value)
+        parts.append(ident(node.value))
         return ".".join(reversed(parts))
     return None
 
@@ -105,7 +111,7 @@ def _import(out: ImportMap, node: cst.Import, depth: int) -> None:
         if not (full == "paddle" or full.startswith("paddle.")):
             continue
         if alias.asname is not None:
-            local = alias.asname.name.value  # type: ignore[union-attr]
+            local = ident(alias.asname.name.value)  # type: ignore[union-attr]
             b = Binding(local, full, alias, node, depth == 0)
         else:
             # `import paddle.fluid` binds `paddle`
@@ -129,7 +135,7 @@ def _import_from(out: ImportMap, node: cst.ImportFrom, depth: int) -> None:
         return
     for alias in node.names:
         name = _alias_dotted(alias)
-        local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+        local = ident(alias.asname.name.value) if alias.asname else name  # type: ignore[union-attr]
         b = Binding(local, f"{mod}.{name}", alias, node, depth == 0)
         out.all_bindings.append(b)
         out.bindings[local] = b

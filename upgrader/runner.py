@@ -13,6 +13,7 @@ import ast
 import difflib
 import os
 import re
+import unicodedata
 import signal
 import subprocess
 import sys
@@ -206,6 +207,12 @@ def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
     text = data.decode("latin-1") if isinstance(data, (bytes, bytearray)) else data
     if "fluid" in text:
         return True
+    if not text.isascii():
+        # Python NFKC-normalises identifiers: `import paddle.ｆluid` imports paddle.fluid
+        uni = data.decode("utf-8", "ignore") if isinstance(data, (bytes, bytearray)) else data
+        norm = unicodedata.normalize("NFKC", uni)
+        if norm != uni:
+            return is_candidate(norm, markers, noqa)
     if noqa and re.search(r"noqa\s*:[^\n]*PU", text, re.IGNORECASE):
         return True
     if "paddle" not in text:

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from upgrader import removal
-from upgrader.args import code_of
+from upgrader.args import Manual, bind, code_of
 
 CODE = "PU212"
 STRUCTURAL = ("data-parallel",)
@@ -197,7 +197,20 @@ def _enabled(up, node) -> bool:
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    """``prepare_context()``: the data rule, unless its strategy is used beyond DataParallel."""
+    """``prepare_context()``: the data rule, unless its strategy is used beyond DataParallel.
+    ``DataParallel(layers, strategy)``: the data rule (strategy dropped), unless dropping the
+    strategy expression would drop a call (``DataParallel(m, prepare_context())``)."""
+    if entry.name in DATA_PARALLEL:
+        bound = bind(entry, updated)
+        if not isinstance(bound, Manual):
+            strategy = bound.values.get("strategy")
+            if strategy is not None and not isinstance(strategy.value, (cst.Name, cst.Attribute)):
+                up.report_entry(original, entry, False, manual=(
+                    "the strategy argument is an expression that would be dropped with its side "
+                    "effects: call paddle.distributed.init_parallel_env() first, then "
+                    "paddle.DataParallel(layers)"))
+                return updated
+        return up.apply_entry(original, updated, entry)
     p = plan(up)
     if p.strategy_ok.get(id(original)) is False:
         up.report_entry(original, entry, False, manual=(
