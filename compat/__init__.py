@@ -74,6 +74,8 @@ def install() -> None:
     import compat.fluid as fluid
     sys.modules.setdefault("paddle.fluid", fluid)
     paddle.fluid = fluid  # type: ignore[attr-defined]
+    from compat import incubate_hapi  # 1.8's paddle.incubate.hapi (sampler, colour transforms)
+    incubate_hapi.install()
     _installed = True
 
 

@@ -88,11 +88,12 @@ _IMPORTS = [
 
 def _via_compat_import(src):
     """The program with its fluid imports spelled `compat.fluid` (no import hook), or
-    None when it reaches fluid another way (``import paddle`` + ``paddle.fluid.x``)."""
+    None when it reaches legacy modules another way (``import paddle`` + ``paddle.fluid.x``
+    or ``paddle.incubate.hapi``): those need the import hook (python -m compat)."""
     for pat, rep in _IMPORTS:
         src = pat.sub(rep, src)
     body = "\n".join(l for l in src.splitlines() if not l.lstrip().startswith("#"))
-    if re.search(r"\bpaddle\.fluid\b", body.split('"""', 2)[-1]):
+    if re.search(r"\bpaddle\.(fluid|incubate\.hapi)\b", body.split('"""', 2)[-1]):
         return None
     return src
 

@@ -17,7 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from upgrader import fixers, noqa
 from upgrader.args import Manual, code_of, map_call
-from upgrader.names import (ImportMap, ScopeTracker, collect_imports, dotted_of,
+from upgrader.names import (LEGACY_ROOTS, ImportMap, ScopeTracker, collect_imports, dotted_of,
                             is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
 
@@ -446,7 +446,7 @@ class Upgrader(cst.CSTTransformer):
                 else:
                     self.report_entry(node.value, parent, False)
                 return False
-        if is_legacy(dotted) and dotted not in self.rules.modules and dotted != "paddle.fluid":
+        if is_legacy(dotted) and dotted not in self.rules.modules and dotted not in LEGACY_ROOTS:
             self.report(node, "PU001", f"`{dotted}` is legacy API with no rule; migrate it "
                         "by hand (see the Paddle 1.8 → 2.0 API mapping)", dotted, "", "manual")
             return False

@@ -13,7 +13,8 @@ from typing import Dict, List, Optional, Set, Union
 
 import libcst as cst
 
-LEGACY_ROOTS = ("paddle.fluid",)
+# namespaces that no longer exist: every name below them is legacy (a name with no rule is PU001)
+LEGACY_ROOTS = ("paddle.fluid", "paddle.incubate.hapi")
 
 
 def ident(name: str) -> str:
@@ -130,7 +131,7 @@ def _import_from(out: ImportMap, node: cst.ImportFrom, depth: int) -> None:
     if not (mod == "paddle" or mod.startswith("paddle.")):
         return
     if isinstance(node.names, cst.ImportStar):
-        if mod.startswith(LEGACY_ROOTS):
+        if is_legacy(mod):
             out.star_imports.append(node)
         return
     for alias in node.names:
@@ -142,7 +143,7 @@ def _import_from(out: ImportMap, node: cst.ImportFrom, depth: int) -> None:
 
 
 def is_legacy(dotted: Optional[str]) -> bool:
-    return bool(dotted) and (dotted == "paddle.fluid" or dotted.startswith("paddle.fluid."))  # type: ignore[union-attr]
+    return bool(dotted) and any(dotted == r or dotted.startswith(r + ".") for r in LEGACY_ROOTS)  # type: ignore[union-attr]
 
 
 class ScopeTracker:
