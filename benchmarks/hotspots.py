@@ -1,9 +1,10 @@
 """cProfile summaries of the measured paths, written to benchmarks/profiles/*.txt.
 
-    .venv/bin/python benchmarks/hotspots.py [engine] [check-cold] [check-warm] [compat-op]
-                                           [compat-step]     # default: all
+    .venv/bin/python benchmarks/hotspots.py [engine] [fix-run] [check-cold] [check-warm]
+                                            [compat-op] [compat-step]   # default: all
 
 * ``engine``      — ``upgrade_source`` (fix) over the legacy files of the 100k corpus;
+* ``fix-run``     — ``runner.run(mode="fix", jobs=1)`` on a copy of the 100k tree;
 * ``check-cold``  — ``runner.run(mode="check", use_cache=False, jobs=1)`` on the 1M tree;
 * ``check-warm``  — the same with a warm cache;
 * ``compat-op``   — ``compat.fluid.layers.relu`` in a loop;
@@ -45,9 +46,12 @@ def report(name: str, fn, note: str, top: int = 30) -> None:
     s = io.StringIO()
     s.write(f"# {name}: {note}\n# CPU time without the profiler: {plain:.3f} s\n\n")
     st = pstats.Stats(pr, stream=s)
-    st.strip_dirs().sort_stats("tottime").print_stats(top)
+    st.sort_stats("tottime").print_stats(top)
     st.sort_stats("cumulative").print_stats(top)
+    import re
     text = s.getvalue().replace(str(ROOT) + "/", "")
+    text = re.sub(r"\S*/site-packages/", "", text)
+    text = re.sub(r"\S*/lib/python3\.\d+/", "", text)
     OUT.mkdir(exist_ok=True)
     (OUT / f"{name}.txt").write_text(text)
     print(f"{name}: {plain:.3f} s cpu -> {OUT.relative_to(ROOT) / (name + '.txt')}")
@@ -86,6 +90,23 @@ def check(warm: bool) -> None:
                f"runner.run(check, jobs=1, use_cache={warm}) on the 1M-line tree")
 
 
+def fix_run() -> None:
+    from upgrader import config as cfg
+    from upgrader import runner
+    with tempfile.TemporaryDirectory(prefix="paddle-upgrade-prof-") as tmp:
+        src = corpus("100k")
+        state = {"n": 0}
+
+        def run():
+            state["n"] += 1
+            d = Path(tmp) / f"100k-{state['n']}"
+            shutil.copytree(src, d)
+            runner.run([str(d)], mode="fix", settings=cfg.resolve([str(d)]), jobs=1,
+                       use_cache=False)
+        report("fix-run", run, "runner.run(fix, jobs=1, no cache) on the 100k-line tree "
+               "(includes copying the tree)")
+
+
 def compat_op() -> None:
     import paddle
     import compat.fluid as fluid
@@ -110,7 +131,7 @@ def compat_step() -> None:
            "300 legacy dygraph training steps (MLP, Adam) through compat")
 
 
-PARTS = {"engine": engine, "check-cold": lambda: check(False), "check-warm": lambda: check(True),
+PARTS = {"engine": engine, "fix-run": fix_run, "check-cold": lambda: check(False), "check-warm": lambda: check(True),
          "compat-op": compat_op, "compat-step": compat_step}
 
 
