@@ -373,8 +373,20 @@ def _named_values(entry: Entry, bound: Bound):
             continue
         spec = entry.args.get(name)
         kept = not (spec is not None and (spec.drop or spec.drop_if_default or spec.act))
-        if n + (1 if kept and arg is not None else 0) > 1 and not _simple(value):
+        if n + (1 if kept and arg is not None else 0) > 1 and not _simple(value) \
+                and not (not kept and _indexed_once(entry, name, value)):
             return Manual(f"`{name}` would be evaluated more than once in the rewrite; "
                           f"assign `{code_of(value)}` to a variable first")
         named[name] = _paren(value)
     return named
+
+
+def _indexed_once(entry: Entry, name: str, value: cst.BaseExpression) -> bool:
+    """``size=[vocab + 1, dim]`` used only as ``{size}[0]`` and ``{size}[1]``: after folding
+    each element appears once, so the elements need not be simple."""
+    if not isinstance(value, (cst.List, cst.Tuple)):
+        return False
+    text = " ".join(_templates(entry))
+    plain = len(re.findall(r"\{%s\}(?!\[\d+\])" % re.escape(name), text))
+    idx = re.findall(r"\{%s\}\[(\d+)\]" % re.escape(name), text)
+    return plain == 0 and len(idx) == len(set(idx)) and all(int(i) < len(value.elements) for i in idx)

@@ -370,6 +370,7 @@ class Upgrader(cst.CSTTransformer):
         if entry is None:
             updated = fixers.program_clone.check_call(self, original, updated)
             updated = fixers.fetch_by_name.check_call(self, original, updated)
+            updated = fixers.optimizer_methods.check_call(self, original, updated)
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated
@@ -491,9 +492,12 @@ _TODO_KEY = re.compile(r"^# TODO\(paddle-upgrade\): (PU\d+) .*\(paddle-upgrade e
 
 def _todo_key(comment: str) -> str:
     """Two TODOs about the same rule and API are the same follow-up, even when the
-    quoted code changed because a nested call was rewritten in between."""
+    quoted code changed because a nested call was rewritten in between. (PU001/PU003
+    name no entry: their whole text is the key.)"""
     m = _TODO_KEY.match(comment)
-    return f"{m.group(1)} {m.group(2)}" if m else comment
+    if not m or m.group(2) in ("PU001", "PU003"):
+        return comment
+    return f"{m.group(1)} {m.group(2)}"
 
 
 def attach_todos(stmt, todos: List[str]):

@@ -26,4 +26,4 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     if hasattr(_mod, "leave_statement"):
         STATEMENT_FIXERS.append(_mod.leave_statement)
 
-from upgrader.fixers import dygraph_guard, fetch_by_name, imports, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401
+from upgrader.fixers import dygraph_guard, fetch_by_name, imports, optimizer_methods, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401

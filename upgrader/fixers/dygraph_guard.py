@@ -3,8 +3,8 @@
 What it does
     Replaces ``with fluid.dygraph.guard():`` by its body, dedented. A place argument
     becomes ``paddle.set_device(<place>)`` before the body. In a file that also runs static
-    graphs, the body is bracketed by ``paddle.disable_static()`` / ``paddle.enable_static()``
-    so each part keeps the mode it had in 1.x.
+    graphs, the body runs between ``paddle.disable_static()`` and a ``finally:
+    paddle.enable_static()`` so each part keeps the mode it had in 1.x, even on error.
 
 Why is this bad?
     ``fluid.dygraph.guard`` is gone with ``paddle.fluid``; dynamic mode is the default
@@ -74,8 +74,12 @@ def rewrite(up, original: cst.With, updated: cst.With):
         prefix.append(cst.SimpleStatementLine(body=[cst.Expr(expr)]))
     mixed = up.facts.static_outside_guard
     if mixed:
-        prefix.insert(0, cst.parse_statement("paddle.disable_static()\n"))
-        stmts = stmts + [cst.parse_statement("paddle.enable_static()\n")]
+        # a static program: dynamic mode for this block only, restored even on error
+        body_stmts = prefix + stmts
+        prefix = [cst.parse_statement("paddle.disable_static()\n")]
+        stmts = [cst.Try(body=cst.IndentedBlock(body=body_stmts),
+                         finalbody=cst.Finally(body=cst.IndentedBlock(
+                             body=[cst.parse_statement("paddle.enable_static()\n")])))]
     stmts = prefix + stmts
     lead = list(original.leading_lines)
     if header_comment is not None:

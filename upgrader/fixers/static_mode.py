@@ -124,21 +124,12 @@ def _is_main_guard(stmt) -> bool:
 
 
 def _runs_code(stmt) -> bool:
-    """A top-level statement that does work at import time (not a definition)."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or _is_import(stmt) or _is_docstring(stmt):
-        return False
-    if _is_main_guard(stmt):
-        return False
+    """A top-level statement that runs the program at import time: a bare call
+    (``main()``, ``train()``) or a loop / ``with`` block. Assignments (a logger, a
+    ``partial``), ``try`` imports and ``if`` switches are what library modules do too."""
     if isinstance(stmt, cst.SimpleStatementLine):
-        for s in stmt.body:
-            if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call):
-                return True
-            if isinstance(s, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                value = s.value
-                if value is not None and any(isinstance(n, cst.Call) for n in _walk(value)):
-                    return True
-        return False
-    return True  # for / while / with / if at top level
+        return any(isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) for s in stmt.body)
+    return isinstance(stmt, (cst.For, cst.While, cst.With))
 
 
 def _walk(node):

@@ -1,0 +1,61 @@
+"""PU207 optimizer-minimize: optimizer methods whose 1.x spelling is gone.
+
+What it does
+    In a file that uses legacy Paddle, ``<opt>.minimize(loss, parameter_list=ps)`` becomes
+    ``<opt>.minimize(loss, parameters=ps)``; on a variable assigned from a legacy optimizer,
+    ``<opt>.set_dict(state)`` becomes ``<opt>.set_state_dict(state)`` and
+    ``<opt>.current_step_lr()`` becomes ``<opt>.get_lr()``.
+
+Why is this bad?
+    Today's ``Optimizer.minimize`` names the argument ``parameters`` (``parameter_list=``
+    raises TypeError), and ``Optimizer.set_dict`` / ``current_step_lr`` no longer exist:
+    the program fails at run time although every name it imports was rewritten.
+
+Example
+    ``adam.minimize(avg_loss, parameter_list=model.parameters())`` →
+    ``adam.minimize(avg_loss, parameters=model.parameters())``.
+
+Fix safety
+    Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
+    renamed on any object (no other Paddle API has ``minimize(parameter_list=)``); the
+    other two only on variables assigned from a legacy optimizer in the same file.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "PU207"
+RENAMES = {"set_dict": "set_state_dict", "current_step_lr": "get_lr"}
+
+
+def _optimizer_vars(up):
+    cache = getattr(up, "_optimizer_vars", None)
+    if cache is None:
+        from upgrader.fixers.save_load_dygraph import _assignments
+        cache = {n for n, d in _assignments(up).items() if d and d.startswith("paddle.fluid.optimizer")}
+        up._optimizer_vars = cache
+    return cache
+
+
+def check_call(up, original: cst.Call, updated: cst.Call):
+    f = updated.func
+    if not isinstance(f, cst.Attribute) or not up.opts.enabled(CODE):
+        return updated
+    if up.suppressed(up.pos(original)[0], CODE):
+        return updated
+    name = f.attr.value
+    if name == "minimize" and any(a.keyword is not None and a.keyword.value == "parameter_list"
+                                  for a in updated.args):
+        args = [a.with_changes(keyword=cst.Name("parameters"))
+                if a.keyword is not None and a.keyword.value == "parameter_list" else a
+                for a in updated.args]
+        up.report(original, CODE, "`minimize(parameter_list=...)` → `minimize(parameters=...)`",
+                  "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
+                  "safe", applied=True)
+        return updated.with_changes(args=args)
+    if name in RENAMES and isinstance(f.value, cst.Name) and f.value.value in _optimizer_vars(up):
+        up.report(original, CODE, f"optimizer `.{name}()` → `.{RENAMES[name]}()`",
+                  f"paddle.fluid.optimizer.Optimizer.{name}",
+                  f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
+        return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
+    return updated
