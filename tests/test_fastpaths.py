@@ -289,9 +289,9 @@ def rules_copy(tmp_path, monkeypatch):
         cache_mod.tool_fingerprint.cache_clear()
         runner.legacy_markers.cache_clear()
     clear()
-    monkeypatch.setattr(rulebook, "rules_dir", lambda: d)
+    monkeypatch.setenv("PADDLE_UPGRADE_RULES_DIR", str(d))
     yield d
-    clear()  # the real rules_dir comes back with monkeypatch's undo, right after
+    clear()  # the real rule book comes back with monkeypatch's undo, right after
 
 
 def test_a_changed_rule_database_invalidates_the_cache(tmp_path, rules_copy):
