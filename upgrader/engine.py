@@ -33,6 +33,7 @@ RULE_NAMES = {
     "PU104": "optimizer",
     "PU105": "save-load",
     "PU106": "data-pipeline",
+    "PU107": "legacy-launch",
     "PU201": "dygraph-guard-block",
     "PU202": "static-mode",
     "PU203": "layer-act",

@@ -48,7 +48,8 @@ def find_entry(book: RuleBook, query: str) -> Optional[Entry]:
 
 
 def fixer_doc(code: str) -> Optional[str]:
-    for mod in fixers.MODULES.values():
+    from upgrader import shell
+    for mod in list(fixers.MODULES.values()) + [shell]:
         if getattr(mod, "CODE", None) == code and mod.__doc__:
             return mod.__doc__
     return None

@@ -23,7 +23,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 NOTEBOOK_SUFFIX = ".ipynb"
-SUFFIXES = PYTHON_SUFFIXES[:1] + (NOTEBOOK_SUFFIX,)
+SHELL_SUFFIX = ".sh"  # launch scripts: legacy `paddle.distributed.launch` options are reported
+SUFFIXES = PYTHON_SUFFIXES[:1] + (NOTEBOOK_SUFFIX, SHELL_SUFFIX)
 
 # Directories (and a few files) nobody wants rewritten: virtualenvs, VCS metadata, caches,
 # build output. Patterns are fnmatch globs on a path component or a relative path.
@@ -133,6 +134,8 @@ def _has_python_shebang(path: Path) -> bool:
 
 
 def file_kind(path: Path) -> str:
+    if path.suffix == SHELL_SUFFIX:
+        return "shell"
     return "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
 
 
@@ -175,7 +178,7 @@ def discover(paths: Iterable, exclude: Optional[Sequence[str]] = None,
         if root.is_file():
             if is_excluded(root, user_patterns, extra_roots):
                 continue
-            if root.suffix in PYTHON_SUFFIXES or root.suffix == NOTEBOOK_SUFFIX or (
+            if root.suffix in PYTHON_SUFFIXES or root.suffix in (NOTEBOOK_SUFFIX, SHELL_SUFFIX) or (
                     not root.suffix and _has_python_shebang(root)):
                 add(root)
             else:

@@ -470,6 +470,13 @@ def _strip_private(findings: List[dict]) -> List[dict]:
     return [{k: v for k, v in f.items() if not k.startswith("_")} for f in findings]
 
 
+def scan_shell_file(text: str, settings: cfg.Settings, path: str) -> Outcome:
+    """Shell scripts are only checked: legacy launch options are manual follow-ups."""
+    from upgrader.shell import scan_shell
+    found = [dict(f, path=path) for f in scan_shell(text) if settings.selects(f["code"], path)]
+    return Outcome(found, list(found), text, False)
+
+
 def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> FileResult:
     """Check, diff or fix one file; every problem lands in ``FileResult.errors``."""
     fr = FileResult(path=path, kind=file_kind(Path(path)))
@@ -493,8 +500,11 @@ def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> F
             outcome = None
     if outcome is None:
         try:
-            run = upgrade_notebook if fr.kind == "notebook" else upgrade_python
-            outcome = run(sf.text, settings, path, fix)
+            if fr.kind == "shell":
+                outcome = scan_shell_file(sf.text, settings, path)
+            else:
+                run = upgrade_notebook if fr.kind == "notebook" else upgrade_python
+                outcome = run(sf.text, settings, path, fix)
         except _Parse as exc:
             fr.error(exc.message, exc.line, exc.column)
             cache.put(key, Outcome([], [], sf.text, False, list(fr.errors)).to_json())
@@ -639,7 +649,11 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
                          else f"cannot read: {exc.strerror or exc}")
                 results[i] = fr
                 continue
-            if not is_candidate(raw, markers, noqa=settings.report_unused_noqa):
+            if file_kind(p) == "shell":
+                candidate = b"paddle.distributed" in raw
+            else:
+                candidate = is_candidate(raw, markers, noqa=settings.report_unused_noqa)
+            if not candidate:
                 results[i] = FileResult(path=path, kind=file_kind(p), skipped="no legacy marker")
                 continue
         tasks.append((i, path))
