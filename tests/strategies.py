@@ -107,6 +107,22 @@ def decorator_names() -> Tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
+def example_codes() -> Tuple[str, ...]:
+    """The rule book's ``example.code`` snippets (legacy code written against
+    ``import paddle.fluid as fluid``): realistic idioms around the structural rules."""
+    out = []
+    for e in sorted(book(), key=lambda e: e.name):
+        code = (e.example or {}).get("code")
+        if code and "fluid" in code:
+            try:
+                compile(code, "<example>", "exec")
+            except SyntaxError:
+                continue
+            out.append(code.strip("\n"))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
 def layer_base_names() -> Tuple[str, ...]:
     return _find(lambda e: e.kind == "class" and e.name.rsplit(".", 1)[-1] == "Layer")
 
@@ -442,7 +458,7 @@ class _Builder:
     def statement(self, depth: int, in_function: bool, in_class_method: bool = False) -> List[str]:
         if depth >= self.max_depth:
             return self.simple_stmt(in_function, in_class_method)
-        kind = self.draw(st.integers(0, 16))
+        kind = self.draw(st.integers(0, 17))
         ind = "    "
 
         def body(**kw):
@@ -482,6 +498,8 @@ class _Builder:
             return [f"class C_{name}(object):", ind + "attr = 1",
                     ind + "def method(self, x):"] + \
                 [ind + l for l in body(fn=True, meth=True)]
+        if kind == 10 and example_codes():
+            return self.example_block()
         if kind == 9 and in_function:
             # an import inside a function, used right after it
             spelling, _ = self.draw(st.sampled_from(callable_names()))
@@ -495,6 +513,36 @@ class _Builder:
                     del self.bindings[alias]
                 return [f"import {mod} as {alias}", f"{self.var()} = {call}"]
         return self.simple_stmt(in_function, in_class_method)
+
+    def example_block(self) -> List[str]:
+        """A rule-book example, ``fluid`` re-spelled through this program's imports."""
+        code = self.draw(st.sampled_from(example_codes()))
+        self.used.append("<example>")
+        fluid = self.access_module("paddle.fluid")
+        return re.sub(r"\bfluid\.", fluid + ".", code).splitlines()
+
+    def access_module(self, dotted: str) -> str:
+        """An expression for a legacy module under this program's imports."""
+        reuse = sorted(loc for loc, d in self.bindings.items() if d == dotted)
+        if reuse and self.draw(st.booleans()):
+            return self.draw(st.sampled_from(reuse))
+        form = self.draw(st.integers(0, 2))
+        if form == 0:
+            return self._full(dotted)
+        parent, child = dotted.rsplit(".", 1)
+        if form == 1:
+            alias = self._fresh_local(ALIAS_POOL, dotted)
+            if alias is None:
+                return self._full(dotted)
+            self._bind(alias, dotted, f"import {dotted} as {alias}")
+            return alias
+        local = child if self.bindings.get(child, dotted) == dotted else \
+            self._fresh_local(ALIAS_POOL, dotted)
+        if local is None:
+            return self._full(dotted)
+        self._bind(local, dotted, f"from {parent} import {child}" + (
+            f" as {local}" if local != child else ""))
+        return local
 
     def layer_class(self, depth: int) -> List[str]:
         ind = "    "

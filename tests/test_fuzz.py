@@ -113,7 +113,7 @@ def test_strategies_cover_the_import_forms_and_contexts():
         "positional and keyword args": lambda c: re.search(r"\w\(\w[^=()]*, \w+=", c) is not None,
     }
 
-    @settings(max_examples=300, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=200, derandomize=True, database=None, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(legacy_programs())
     def collect(program):
