@@ -196,3 +196,11 @@ def test_regression_todo_quoting_a_rewritten_argument_is_idempotent():
     req = _required(layer)
     call = f"{_short(layer)}({req + ', ' if req else ''}act={_short(inner)}(x))"
     check_properties(f"import paddle.fluid as fluid\nconv = {call}\n")
+
+
+def test_regression_todo_above_the_first_statement_is_not_repeated():
+    """A manual finding on the module's first statement (a star import from a legacy
+    module, PU003) followed by another import: the TODO comment written above the first
+    statement (where libcst keeps it in the module header) was not seen by the second
+    fix, which added it again."""
+    check_properties("from paddle.fluid import *\nimport paddle\n")
