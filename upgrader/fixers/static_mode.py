@@ -30,9 +30,10 @@ import libcst as cst
 from upgrader.names import dotted_of
 
 CODE = "PU202"
-MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph", "paddle.fluid.disable_dygraph",
-                 "paddle.fluid.enable_imperative", "paddle.fluid.disable_imperative",
-                 "paddle.fluid.dygraph.enable_dygraph", "paddle.fluid.dygraph.disable_dygraph"}
+# switching *to* dynamic mode means the program manages its mode; switching back to
+# static (disable_dygraph) is what 1.x did by default, so it does not
+MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph",
+                 "paddle.fluid.enable_imperative", "paddle.fluid.dygraph.enable_dygraph"}
 STATIC_CALL = "paddle.enable_static()"
 
 
