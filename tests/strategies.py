@@ -256,7 +256,8 @@ class _Builder:
             line = self.draw(st.sampled_from(
                 ["import paddle", "import paddle.fluid"] +
                 ([f"import {mods[-1]}"] if mods else [])))
-            self.import_lines.append(line) if line not in self.import_lines else None
+            if line not in self.import_lines:
+                self.import_lines.append(line)
             self.paddle_bound = True
             return spelling
         if form in (1, 2):  # import MOD as ALIAS

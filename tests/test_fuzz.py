@@ -204,3 +204,32 @@ def test_regression_todo_above_the_first_statement_is_not_repeated():
     statement (where libcst keeps it in the module header) was not seen by the second
     fix, which added it again."""
     check_properties("from paddle.fluid import *\nimport paddle\n")
+
+
+def test_regression_argument_rewritten_into_a_literal_is_idempotent():
+    """``make fuzz`` (5000 examples): a layer class's ``act=`` holds a legacy call whose
+    structural rewrite yields a literal (``fluid.CompiledProgram(None)`` unwraps to
+    ``None``). The first fix judges ``act`` on the original (not a literal: the layer
+    call is left manual) but rewrites the inner call; the second fix then sees
+    ``act=None`` and rewrites the layer."""
+    layer = _pick("layer class with act= handled by layer-act", lambda e: (
+        e.kind == "class" and e.structural == "layer-act" and e.param("act") is not None))
+    unwrap = _pick("call unwrapped to its argument", lambda e: (
+        e.structural == "compiled-program" and e.params is not None), module_level=False)
+    req = _required(layer)
+    call = f"{_short(layer)}({req + ', ' if req else ''}act={_short(unwrap)}(None))"
+    check_properties(f"import paddle.fluid as fluid\nc = {call}\n")
+
+
+def test_regression_manual_module_level_statement_survives_a_removed_local_import():
+    """``make fuzz``, against an intermediate engine state (not reproducible at e766f7c):
+    the first fix removed a legacy import inside a function and put ``import paddle`` in
+    place of the module's last statement (``fluid.ExecutionStrategy``, left manual): user
+    code lost, and the second fix then removed ``import paddle.fluid as fluid``."""
+    code = ("import paddle.fluid as fluid\n\n"
+            "def f_v1(x, *args, **kwargs):\n"
+            "    import paddle.fluid.dygraph as lf\n"
+            "    v2 = lf.grad(x, x, None, retain_graph=None, create_graph=False)\n\n"
+            "fluid.ExecutionStrategy\n")
+    check_properties(code)
+    assert "fluid.ExecutionStrategy" in upgrade_source(code).code
