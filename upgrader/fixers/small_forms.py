@@ -91,6 +91,9 @@ def _prelu(up, original, updated, entry, bound):
 def _compiled(up, original, updated, entry, bound):
     # `CompiledProgram(p)` alone; `.with_data_parallel(...)` is handled by the caller's chain
     prog = bound.values["program_or_graph"].value
+    if literal(code_of(prog))[0] == "ok":  # `CompiledProgram(None)`: nothing to unwrap
+        up.report_entry(original, entry, False, manual="the program argument is a literal")
+        return updated
     static_mode.note_applied(up, entry)
     up.compiled_programs.add(id(original))
     up.report(original, entry.code, f"`{entry.short}(prog)` → `prog` (PIR programs run as they are; "
