@@ -5,8 +5,9 @@
     python -m proof.record --verify      # re-run on 1.8.5, fail on any difference
     python -m proof.record fluid.layers.reduce_sum ...   # only these entries
 
-Goldens are written only here, from what the legacy interpreter printed
-(``--legacy-python``, default ``.venv-legacy/bin/python``).
+It also records which names of the automatic entries without a runnable example exist
+on 1.8.5 at all (``proof/legacy_names.py``). Goldens are written only here, from what
+the legacy interpreter printed (``--legacy-python``, default ``.venv-legacy/bin/python``).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from proof import cases as cases_mod
-from proof import snippets
+from proof import legacy_names, snippets
 from proof.cases import (ROOT, Case, collect, golden_record, golden_status, load_golden,
                          orphan_goldens, write_golden)
 from proof.runner import LEGACY_PYTHON, legacy_engine, run_programs
@@ -116,19 +117,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t0 = time.time()
     if args.goldens:
         cases_mod.GOLDENS = Path(args.goldens).resolve()
-    all_cases, _ = collect(load(args.rules) if args.rules else None)
+    all_cases, missing = collect(load(args.rules) if args.rules else None)
     cases = select(all_cases, args.names)
     if args.names and not cases:
         print(f"no proof case matches {' '.join(args.names)}", file=sys.stderr)
         return 2
+    # the names of entries without a runnable example: which exist on 1.8.5 at all
+    probe_names = not (args.rules or args.goldens)
     if args.verify:
         problems = verify(cases, args.legacy_python)
+        if probe_names and not args.names:
+            problems += legacy_names.verify(missing, args.legacy_python)
         for p in problems:
             print(p)
         print(f"verified {len(cases) - len(problems)}/{len(cases)} rule goldens on Paddle 1.8.5 "
               f"in {time.time() - t0:.1f}s")
         return 1 if problems else 0
     counts = record(cases, args.all, args.legacy_python, prune=not args.names)
+    if probe_names:
+        legacy_names.record(missing, args.legacy_python, out=sys.stdout)
     print(f"rule goldens: {counts['recorded']} recorded ({counts['failing_on_1.8.5']} fail on "
           f"1.8.5), {counts['unchanged']} up to date, {counts['invalid']} invalid examples, "
           f"{counts['pruned']} orphans removed; {time.time() - t0:.1f}s")

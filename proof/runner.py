@@ -342,10 +342,17 @@ class Verdict:
     problems: List[str]
     golden: Optional[dict] = None
     records: Dict[str, dict] = field(default_factory=dict)
+    #: a documented known difference, confirmed by this run: what the rewrite gave
+    documented: List[str] = field(default_factory=list)
 
     @property
     def proven(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.documented
+
+    @property
+    def difference_confirmed(self) -> bool:
+        """The mode declares a known difference (``differs``) and the rewrite shows it."""
+        return not self.problems and bool(self.documented)
 
 
 def golden_problem(case: Case, golden: Optional[dict]) -> Optional[str]:
@@ -375,7 +382,27 @@ def judge(case: Case, golden: Optional[dict], records: Dict[str, dict]) -> Verdi
         why = snippets.compare(golden["result"], rec["result"], rtol, atol)
         if why:
             problems.append(f"{engine}: {why}")
+    if case.difference:
+        return _judge_difference(case, golden, records, problems)
     return Verdict(case, problems, golden, records)
+
+
+def _judge_difference(case: Case, golden: dict, records: Dict[str, dict],
+                      problems: List[str]) -> Verdict:
+    """A mode with a documented known difference (an unsafe entry's ``differs``): the
+    rewrite must still not reproduce 1.8.5 (else the note is out of date and the entry may
+    be safe now); what compat gives is kept for the report but not judged."""
+    if not case.unsafe:
+        return Verdict(case, [f"declares a known difference ({case.difference}) but the "
+                              "entry is not unsafe: mark it unsafe or drop `differs`"],
+                       golden, records)
+    shown = [p for p in problems if p.startswith("rewrite:")]
+    if "rewrite" in records and not shown:
+        return Verdict(case, ["the documented difference no longer shows: the rewrite "
+                              f"reproduces 1.8.5 ({case.difference}); drop `differs` and "
+                              "review the entry's safety"], golden, records)
+    return Verdict(case, [], golden, records,
+                   documented=shown or [f"rewrite: not run ({case.difference})"])
 
 
 def prove(cases: Sequence[Case], *, book=None,
