@@ -70,6 +70,8 @@ class _Survey(cst.CSTVisitor):
         self.scheds: List[Tuple[cst.Call, object, int]] = []
         self.opt_scope: Dict[int, int] = {}
         self.skip: set = set()
+        self.calls: List[cst.Call] = []
+        self.context: Dict[int, cst.Call] = {}                    # id(load) -> innermost call
 
     # scopes
     def _push(self, node):
@@ -191,7 +193,11 @@ class _Survey(cst.CSTVisitor):
         node.value.visit(self)
         return False
 
+    def leave_Call(self, node):
+        self.calls.pop()
+
     def visit_Call(self, node):
+        self.calls.append(node)
         scope = self.scopes[-1]
         entry = _entry(self.up, node.func)
         if entry is not None and entry.structural in STRUCTURAL:
@@ -208,10 +214,13 @@ class _Survey(cst.CSTVisitor):
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name):
             self.methods.setdefault((f.value.value, scope), []).append((f.attr.value, node))
             self.skip.add(id(f.value))
+            self.context[id(node)] = node
 
     def visit_Name(self, node):
         if id(node) not in self.skip:
             self.loads.setdefault(node.value, []).append((self.scopes[-1], node))
+            if self.calls:
+                self.context[id(node)] = self.calls[-1]
         return False
 
 
@@ -272,11 +281,10 @@ def _line(up, node) -> int:
     return up.pos(node)[0]
 
 
-def _where(up, node) -> str:
-    text = " ".join(code_of(node).split())
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"line {_line(up, node)}: `{text}`"
+def _show(v: _Survey, node) -> str:
+    """Short source of where a name is used: the innermost call around it."""
+    text = " ".join(code_of(v.context.get(id(node), node)).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _nested(v: _Survey, scope: int, outer: int) -> bool:
@@ -310,67 +318,67 @@ def _plain_binding(v: _Survey, name: str, scope: int) -> bool:
 
 
 def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Decision:
+    """Can the stepping of this decay object be rewritten? The reasons are TODO text: short,
+    no ';' or '. ' before the advice (todo_text keeps the first sentence)."""
     step_based = entry.structural == STEP_BASED
-    advance = ("call `<scheduler>.step()` after every `optimizer.minimize()`" if step_based
-               else "`<scheduler>.epoch(e)` became `<scheduler>.step(e)`")
     name = v.target_of.get(id(call))
+    sched = name or "<scheduler>"
+    advance = (f"call `{sched}.step()` after each minimize()" if step_based
+               else f"`{sched}.epoch(e)` became `{sched}.step(e)`")
     d = Decision(entry, name)
     if entry.safety == "manual":
         d.status = "entry-manual"
         return d
     if name is None:
-        return d.fail(f"the decay object is not assigned to a plain name in its scope, so its "
-                      f"stepping cannot be traced: bind it (`lr = ...`) and {advance}")
+        return d.fail(f"not bound to a plain name: bind it (`lr = ...`) and {advance}")
     if not _plain_binding(v, name, scope):
-        return d.fail(f"`{name}` is bound more than once (or declared global) in this scope: "
-                      f"{advance} by hand")
+        return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
     stmt = v.stmt_of[id(call)]
     mapped = map_call(entry, call, cst.parse_expression(entry.target))
     if isinstance(mapped, Manual):
         d.status, d.reason = "mapping", mapped.reason
         return d
     for node in _foreign_loads(v, name, scope):
-        return d.fail(f"`{name}` is read in a nested function or another scope ({_where(up, node)}): "
-                      f"{advance} where the optimizer steps")
+        return d.fail(f"`{name}` is read in another scope (`{_show(v, node)}`): {advance}")
     for sc, node in v.loads.get(name, []):
         if sc == scope:
-            return d.fail(f"`{name}` is used beyond the optimizer's learning_rate "
-                          f"({_where(up, node)}): {advance} where the optimizer steps")
+            return d.fail(f"`{name}` is used beyond learning_rate (`{_show(v, node)}`): "
+                          f"{advance}")
     epoch_sites = []
     for method, mcall in v.methods.get((name, scope), []):
         s = v.stmt_of.get(id(mcall))
-        if not step_based and method == "epoch" and s is not None and \
-                isinstance(s.body[0], cst.Expr):
-            epoch_sites.append(s)
-            continue
+        at = f"`{_show(v, mcall)}`"
+        if not step_based and method == "epoch":
+            if s is not None and isinstance(s.body[0], cst.Expr):
+                epoch_sites.append(s)
+                continue
+            return d.fail(f"`{name}.epoch()` is inside an expression ({at}): {advance}")
         if step_based and method == "step":
-            why = ("1.8's `step()` computed the current rate without advancing; today "
-                   "`step()` advances the schedule")
-        else:
-            why = "no traced counterpart"
-        return d.fail(f"`{name}.{method}(...)` ({_where(up, mcall)}): {why}; migrate by hand")
+            return d.fail(f"`{name}.step()` only read the rate in 1.8 but advances it "
+                          f"today: migrate by hand")
+        return d.fail(f"`{name}.{method}()` has no traced counterpart: migrate by hand")
     opts = v.lr_args.get((name, scope), [])
     if step_based and not opts:
-        return d.fail(f"no optimizer of this scope takes `learning_rate={name}`: {advance}")
+        return d.fail(f"no optimizer in this scope takes learning_rate={name}: {advance}")
     if step_based and len(opts) > 1:
-        return d.fail(f"`{name}` drives several optimizers: {advance} (once per minimize())")
+        return d.fail(f"`{name}` drives several optimizers: {advance} of each")
     sites: List[Tuple[cst.SimpleStatementLine, str]] = []
     reads = False
     for ocall in opts:
         oname = v.target_of.get(id(ocall))
         if oname is None or not _plain_binding(v, oname, scope):
-            return d.fail(f"the optimizer built with `learning_rate={name}` ({_where(up, ocall)}) "
-                          f"is not assigned once to a plain name, so its steps cannot be traced: "
-                          f"{advance}")
+            return d.fail(f"its optimizer (`{code_of(ocall.func)}(...)`) is not a plain name "
+                          f"assigned once: {advance}")
         d.optimizers.append(oname)
         for node in _foreign_loads(v, oname, scope):
-            return d.fail(f"optimizer `{oname}` is used in a nested function or another scope "
-                          f"({_where(up, node)}): {advance} where it steps")
+            return d.fail(f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): "
+                          f"{advance} there")
         for sc, node in v.loads.get(oname, []):
             if sc == scope:
-                return d.fail(f"optimizer `{oname}` is passed on or stored ({_where(up, node)}), "
-                              f"so its minimize() calls cannot all be seen: {advance}")
+                return d.fail(f"optimizer `{oname}` leaves this scope (`{_show(v, node)}`): "
+                              f"{advance} wherever it steps")
         for method, mcall in v.methods.get((oname, scope), []):
+            at = f"`{_show(v, mcall)}`"
             if method in HARMLESS:
                 continue
             if method == READS_LR:
@@ -379,26 +387,23 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
             if method in SITES:
                 s = v.stmt_of.get(id(mcall))
                 if s is None:
-                    return d.fail(f"`{oname}.{method}(...)` is part of an expression "
-                                  f"({_where(up, mcall)}): {advance}")
+                    return d.fail(f"`{oname}.{method}()` is inside an expression ({at}): {advance}")
                 sites.append((s, oname))
                 continue
-            return d.fail(f"`{oname}.{method}(...)` ({_where(up, mcall)}) involves the decay "
-                          f"state, which has no traced counterpart: {advance}")
+            return d.fail(f"`{oname}.{method}()` involves the 1.8 decay state (global_step): "
+                          f"migrate by hand")
     order = _line(up, stmt)
     for s, _ in sites:
         if _line(up, s) < order:
-            return d.fail(f"a minimize() ({_where(up, s)}) comes before the decay object is "
-                          f"built: {advance}")
+            return d.fail(f"a minimize() precedes the scheduler in the file: {advance}")
     if any(_suppressed(up, s) for s, _ in sites) or any(_suppressed(up, s) for s in epoch_sites) \
             or _suppressed(up, stmt, entry.code):
         d.suppressed = True
     if entry.safety == "unsafe":
         d.fail(entry.note, status="unsafe")
     if reads:
-        d.fail(f"`{'`/`'.join(d.optimizers)}.current_step_lr()` is read: 1.8 returned the rate "
-               f"of the last minimize(), today's get_lr() returns the rate of the next step",
-               status="unsafe")
+        d.fail(f"`{'`/`'.join(d.optimizers)}.current_step_lr()` (now get_lr()) gives the next "
+               f"step's rate, 1.8 the last minimize()'s", status="unsafe")
     if step_based:
         for s, oname in sites:
             p.after[id(s)] = (d, oname)
@@ -444,9 +449,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             up.report(original, entry.code, f"`{entry.short}` → `{entry.target}` with "
                       f"`{d.name}.step()` (unsafe: {d.reason}); apply with --unsafe-fixes",
                       entry.name, entry.target, "unsafe", applied=False,
-                      todo=f"`{entry.short}` → `{entry.target}` stepped explicitly can change "
-                           f"the reported rate ({d.reason}); review, then "
-                           "`paddle-upgrade fix --unsafe-fixes`.")
+                      todo=f"`{entry.short}`: apply with --unsafe-fixes: {d.reason}")
         else:
             up.report_entry(original, entry, False,
                             manual="its stepping rewrite (PU214) is disabled or suppressed here")

@@ -1,0 +1,131 @@
+"""PU214: LR decay objects stepped explicitly (upgrader/fixers/lr_stepping.py).
+
+The fixture pairs in fixtures/PU214/ show the rewrites and the manual notes; the proof
+(tests/test_proof.py -k Decay) shows the rewritten training loops match Paddle 1.8.5. These
+tests cover the switches: --unsafe-fixes, --ignore, noqa, check mode, and scopes.
+"""
+import re
+
+import libcst as cst
+
+from upgrader import upgrade_source
+
+HEAD = "import paddle.fluid as fluid\n\n\n"
+
+LOOP = HEAD + """def train(model, losses):
+    lr = fluid.dygraph.PiecewiseDecay([2], [0.1, 0.01], 0)
+    opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=model.parameters())
+    for loss in losses:
+        opt.minimize(loss){noqa}
+{extra}"""
+
+
+def _codes(res):
+    return sorted((f.code, f.fix, f.applied) for f in res.findings if f.code in ("PU104", "PU214"))
+
+
+def _stepped(code, name="lr"):
+    return re.search(rf"^\s+{name}\.step\(\)$", code, re.M) is not None
+
+
+def _fix(src, **kw):
+    res = upgrade_source(src, **kw)
+    cst.parse_module(res.code)
+    assert upgrade_source(res.code, **kw).code == res.code, "not idempotent"
+    return res
+
+
+def test_step_inserted_after_minimize():
+    res = _fix(LOOP.format(noqa="", extra=""))
+    assert "        opt.minimize(loss)\n        lr.step()\n" in res.code
+    assert "paddle.optimizer.lr.PiecewiseDecay([2], [0.1, 0.01], 0 - 1)" in res.code
+    assert ("PU214", "safe", True) in _codes(res)
+
+
+def test_check_mode_reports_without_changing():
+    src = LOOP.format(noqa="", extra="")
+    res = upgrade_source(src, fix=False)
+    assert res.code == src
+    assert ("PU214", "safe", True) in _codes(res)
+
+
+def test_ignored_code_leaves_the_scheduler_legacy():
+    res = _fix(LOOP.format(noqa="", extra=""), ignore=["PU214"])
+    assert "fluid.dygraph.PiecewiseDecay" in res.code and not _stepped(res.code)
+
+
+def test_noqa_on_a_minimize_keeps_everything():
+    res = _fix(LOOP.format(noqa="  # noqa: PU214", extra=""))
+    assert "fluid.dygraph.PiecewiseDecay" in res.code and not _stepped(res.code)
+
+
+def test_current_step_lr_makes_it_unsafe():
+    src = LOOP.format(noqa="", extra="        print(opt.current_step_lr())\n")
+    res = _fix(src)
+    assert "fluid.dygraph.PiecewiseDecay" in res.code and not _stepped(res.code)
+    assert ("PU104", "unsafe", False) in _codes(res)
+    assert "apply with --unsafe-fixes" in res.code
+    res = _fix(src, unsafe_fixes=True)
+    assert _stepped(res.code) and "fluid." not in res.code
+    assert ("PU214", "unsafe", True) in _codes(res)
+
+
+def test_module_level_scheduler_read_in_a_function_is_manual():
+    src = HEAD + """lr = fluid.dygraph.NoamDecay(64, 10)
+opt = fluid.optimizer.Adam(learning_rate=lr, parameter_list=[])
+
+
+def log():
+    print(lr)
+
+
+opt.minimize(loss)
+"""
+    res = _fix(src)
+    assert not _stepped(res.code)
+    assert "`lr` is read in another scope (`print(lr)`)" in res.code
+
+
+def test_global_rebinding_is_manual():
+    src = HEAD + """def train(model, loss):
+    global opt
+    lr = fluid.dygraph.NoamDecay(64, 10)
+    opt = fluid.optimizer.Adam(learning_rate=lr, parameter_list=model.parameters())
+    opt.minimize(loss)
+"""
+    res = _fix(src)
+    assert not _stepped(res.code) and "not a plain name assigned once" in res.code
+
+
+def test_epoch_inside_an_expression_is_manual():
+    src = HEAD + """def train(model):
+    s = fluid.dygraph.StepDecay(0.1, step_size=2)
+    opt = fluid.optimizer.SGD(learning_rate=s, parameter_list=model.parameters())
+    x = s.epoch() or 1
+"""
+    res = _fix(src)
+    assert "fluid.dygraph.StepDecay" in res.code
+    assert "`s.epoch()` is inside an expression" in res.code
+
+
+def test_epoch_based_needs_no_optimizer_steps():
+    src = HEAD + """def train(model, epochs):
+    s = fluid.dygraph.MultiStepDecay(0.1, milestones=[2, 4])
+    opt = fluid.optimizer.SGD(learning_rate=s, parameter_list=model.parameters())
+    for e in range(epochs):
+        s.epoch(e)
+"""
+    res = _fix(src)
+    assert "paddle.optimizer.lr.MultiStepDecay(0.1, milestones=[2, 4])" in res.code
+    assert "        s.step(e)\n" in res.code and "s.step()" not in res.code
+
+
+def test_minimize_in_a_one_line_suite_is_manual():
+    src = HEAD + """def train(model, loss, ok):
+    lr = fluid.dygraph.PolynomialDecay(0.1, 100)
+    opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=model.parameters())
+    if ok: opt.minimize(loss)
+"""
+    res = _fix(src)
+    assert not _stepped(res.code)
+    assert "`opt.minimize()` is inside an expression" in res.code
