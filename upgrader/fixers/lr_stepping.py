@@ -322,7 +322,7 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     no ';' or '. ' before the advice (todo_text keeps the first sentence)."""
     step_based = entry.structural == STEP_BASED
     name = v.target_of.get(id(call))
-    sched = name or "<scheduler>"
+    sched = name or "lr"
     advance = (f"call `{sched}.step()` after each minimize()" if step_based
                else f"`{sched}.epoch(e)` became `{sched}.step(e)`")
     d = Decision(entry, name)
@@ -330,7 +330,10 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
         d.status = "entry-manual"
         return d
     if name is None:
-        return d.fail(f"not bound to a plain name: bind it (`lr = ...`) and {advance}")
+        return d.fail(f"not bound to a plain name, so it cannot be stepped: bind it (`lr = ...`), "
+                      f"then {advance}" if step_based else
+                      f"not bound to a plain name, so its epoch() calls cannot be traced: bind it "
+                      f"(`lr = ...`), then {advance}")
     if not _plain_binding(v, name, scope):
         return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
     stmt = v.stmt_of[id(call)]
