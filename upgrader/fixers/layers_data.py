@@ -1,0 +1,170 @@
+"""PU103 layers-data: ``fluid.layers.data`` → ``paddle.static.data`` with 1.8's exact shape.
+
+What it does
+    1.8.5's ``fluid.layers.data(name, shape, append_batch_size=True, ...)`` turned ``None``
+    entries of ``shape`` into ``-1`` and prepended a batch dimension ``-1`` only when
+    ``append_batch_size`` was true and no entry was ``None`` or negative
+    (``fluid/layers/io.py``). ``paddle.static.data`` uses ``shape`` as given (``None``
+    becomes ``-1`` there too). With a literal ``shape`` list/tuple and
+    ``append_batch_size`` absent or a literal, the rewrite computes the same rule at
+    rewrite time and emits the exact shape: ``shape=[3, 4]`` → ``shape=[-1, 3, 4]``,
+    ``shape=[None, 3]`` and ``shape=[-1, 3]`` stay as they are, and so does any shape with
+    ``append_batch_size=False``. ``append_batch_size`` is dropped, ``lod_level=0`` too,
+    the 1.8 default ``dtype='float32'`` is passed explicitly.
+
+Why is this bad?
+    ``paddle.static.data`` has no ``append_batch_size``: renaming the call alone loses
+    the batch dimension (``[3, 4]`` declares a 2-D input where 1.8 declared ``[-1, 3, 4]``),
+    and always prepending one adds a dimension to shapes such as ``[None, 3]`` that 1.8
+    left alone.
+
+Example
+    ``fluid.layers.data(name='img', shape=[1, 28, 28])`` →
+    ``paddle.static.data(name='img', shape=[-1, 1, 28, 28], dtype='float32')``;
+    ``fluid.layers.data(name='x', shape=[None, 13], append_batch_size=False)`` →
+    ``paddle.static.data(name='x', shape=[None, 13], dtype='float32')``.
+
+Fix safety
+    Safe when the shape is decided at rewrite time: a literal list/tuple whose entries
+    are literals (or holding a literal ``None``/negative entry), or any shape with a literal
+    ``append_batch_size=False``. Unsafe when a non-literal shape (or a non-literal entry)
+    could hold ``None``/``-1``: the rewrite prepends ``-1`` (``[-1] + list(shape)``) as 1.8
+    did for shapes without them. ``lod_level`` > 0 is unsafe too: Paddle 3 programs carry
+    no LoD, so the sequence ops reading it are manual (declare the padded batch and its
+    lengths instead). A non-literal ``append_batch_size`` is manual. Either way, two 1.8
+    leniencies remain (loud errors, not silent changes): a fed array must have the declared
+    dtype (1.8's ``layers.data`` let a float64 array into a float32 input), and every data
+    variable of a program must be fed.
+"""
+from __future__ import annotations
+
+import copy
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from upgrader.args import Manual, bind, code_of, literal
+from upgrader.rulebook import ArgSpec
+
+CODE = "PU103"
+STRUCTURAL = ("layers-data",)
+
+_NO_BATCH = ("no batch dimension is added: 1.8 added none to a shape holding None or a "
+             "negative entry")
+
+
+def _elements(shape: cst.BaseExpression) -> Optional[List[cst.Element]]:
+    if isinstance(shape, (cst.List, cst.Tuple)) and all(
+            isinstance(e, cst.Element) for e in shape.elements):
+        return list(shape.elements)  # type: ignore[arg-type]
+    return None
+
+
+def _classify(elements: List[cst.Element]) -> Tuple[bool, List[str]]:
+    """(some entry is a literal None or negative int, entries that are not literals)."""
+    no_batch = False
+    unknown: List[str] = []
+    for e in elements:
+        kind, val = literal(code_of(e.value))
+        if kind == "ok" and (val is None or (isinstance(val, (int, float))
+                                             and not isinstance(val, bool) and val < 0)):
+            no_batch = True
+        elif kind != "ok" or isinstance(val, bool) or not isinstance(val, int):
+            unknown.append(code_of(e.value))
+    return no_batch, unknown
+
+
+def _prepend(shape: cst.BaseExpression, elements: List[cst.Element]) -> cst.List:
+    first = cst.Element(value=cst.parse_expression("-1"),
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    if isinstance(shape, cst.List):
+        return shape.with_changes(elements=[first] + elements)
+    if elements and isinstance(shape, cst.Tuple):  # (3,) → [-1, 3]
+        elements = elements[:-1] + [elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    return cst.List(elements=[first] + elements)
+
+
+def _with_value(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
+    return call.with_changes(args=[a.with_changes(value=value) if a is arg else a
+                                   for a in call.args])
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        return up.apply_entry(original, updated, entry)  # reports the binding problem
+    use = copy.copy(entry)
+    use.args = dict(entry.args)
+    use.args["append_batch_size"] = ArgSpec(drop=True)
+    use.args["shape"] = ArgSpec()
+    reasons: List[str] = []
+
+    lod = bound.values.get("lod_level")
+    if lod is not None:
+        kind, val = literal(code_of(lod.value))
+        if kind == "ok" and val == 0 and not isinstance(val, bool):
+            use.args["lod_level"] = ArgSpec(drop=True)
+        else:
+            reasons.append(
+                f"lod_level={code_of(lod.value)}: Paddle 3 programs carry no LoD, so the "
+                "sequence ops that read it have no counterpart (see the sequence_* rules); "
+                "declare the padded batch (e.g. [-1, max_len] + shape) and feed the lengths "
+                "as a second input")
+
+    ab = bound.values.get("append_batch_size")
+    append: Optional[bool] = True  # None: not a literal
+    droppable = True  # dropping the argument loses no evaluation
+    if ab is not None:
+        kind, val = literal(code_of(ab.value))
+        append = bool(val) if kind == "ok" else None
+        droppable = kind == "ok" or isinstance(ab.value, (cst.Name, cst.Attribute))
+
+    shape_arg = bound.values["shape"]
+    shape = shape_arg.value
+    elements = _elements(shape)
+    new_shape = shape
+    no_batch, unknown = _classify(elements) if elements is not None else (False, [])
+    if no_batch and droppable:
+        pass  # 1.8 added no batch dimension, whatever append_batch_size said
+    elif append is None:
+        return up.apply_entry(original, updated, entry, entry_override=_manual_ab(entry))
+    elif append and elements is not None:
+        new_shape = _prepend(shape, elements)
+        if unknown:
+            reasons.append(
+                f"shape entry {unknown[0]} is not a literal: 1.8 prepended the batch "
+                "dimension -1 only when no entry was None or negative; the rewrite "
+                "prepends it: remove it if that entry can be None or -1")
+    elif append:
+        new_shape = cst.parse_expression("[-1] + list(__pu_shape__)").visit(_Put(shape))
+        reasons.append(
+            f"shape={code_of(shape)} is not a literal: 1.8 prepended the batch dimension "
+            "-1 only when no entry was None or negative; the rewrite always prepends it "
+            f"([-1] + list(...)): remove it if {code_of(shape)} can hold None or -1")
+    if reasons:
+        use.safety = "unsafe"
+        use.note = "; ".join(reasons) + "."
+    else:
+        use.safety = "safe"
+    if not up.can_apply(use, original):
+        return up.apply_entry(original, updated, use)  # reported, left as it is
+    call = _with_value(updated, shape_arg, new_shape) if new_shape is not shape else updated
+    return up.apply_entry(original, call, use)
+
+
+def _manual_ab(entry):
+    e = copy.copy(entry)
+    e.args = dict(entry.args)
+    e.args["append_batch_size"] = ArgSpec(manual_if_set=(
+        "not a literal: whether 1.8 added the batch dimension -1 depends on its value; "
+        "write paddle.static.data(name, shape, dtype) with the shape 1.8 built "
+        "([-1] + shape when true and shape holds no None/negative entry)"))
+    return e
+
+
+class _Put(cst.CSTTransformer):
+    def __init__(self, value: cst.BaseExpression):
+        self.value = value
+
+    def leave_Name(self, original, updated):
+        return self.value if updated.value == "__pu_shape__" else updated
