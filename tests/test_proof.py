@@ -56,6 +56,9 @@ def _explain(verdict):
 @pytest.mark.parametrize("case", CASES, ids=[c.test_id for c in CASES])
 def test_proof(case, verdicts):
     verdict = verdicts[case.key]
+    if verdict.difference_confirmed:
+        # an unsafe entry's documented known difference, confirmed by this run
+        pytest.xfail(f"documented difference: {case.difference}")
     if not verdict.proven:
         pytest.fail(_explain(verdict), pytrace=False)
 
