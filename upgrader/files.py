@@ -143,6 +143,82 @@ def _inside(real: str, real_roots: Sequence[str]) -> bool:
     return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
 
 
+class _Excluder:
+    """:func:`is_excluded` for many paths at once: the patterns without a ``/`` (all the
+    default ones) become one precompiled regex on the name; patterns with a ``/`` are
+    matched on the paths relative to the cwd and the roots, computed with string
+    operations only when there are such patterns."""
+
+    def __init__(self, patterns: Sequence[str], bases: Sequence[str]):
+        names, paths = [], []
+        for pat in patterns:
+            p = pat.rstrip("/")
+            if p:
+                (paths if "/" in p else names).append(p)
+        self.name_re = re.compile("|".join(fnmatch.translate(p) for p in names)).match \
+            if names else None
+        self.path_patterns = tuple(paths)
+        self.prefixes = []
+        for b in bases:
+            b = os.path.abspath(b)
+            self.prefixes.append((b, b if b.endswith(os.sep) else b + os.sep))
+
+    def __call__(self, path: str, abspath: str, name: str) -> bool:
+        if self.name_re is not None and self.name_re(name):
+            return True
+        if not self.path_patterns:
+            return False
+        rels = []
+        for base, prefix in self.prefixes:
+            if abspath == base:
+                rels.append(".")
+            elif abspath.startswith(prefix):
+                rels.append(abspath[len(prefix):].replace(os.sep, "/"))
+        if not rels:
+            rels.append(_as_posix(Path(path)))
+        pats = self.path_patterns
+        return any(_matches(rel, name, pats) for rel in rels) or _matches(name, name, pats)
+
+
+def _walk(root: str, excluded: "_Excluder", errors: List[FileError]):
+    """``(relative parts, entry)`` for every file with a known suffix under ``root``,
+    like ``os.walk`` without following symlinked directories, excluded directories pruned."""
+    abs_root = os.path.abspath(root)
+    stack = [((), root, abs_root)]
+    while stack:
+        parts, d, abs_d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError as e:
+            errors.append(FileError(e.filename or root, None, f"cannot list directory: {e.strerror}"))
+            continue
+        with it:
+            entries = []
+            try:
+                for entry in it:
+                    entries.append(entry)
+            except OSError as e:
+                errors.append(FileError(e.filename or root, None, f"cannot list directory: {e.strerror}"))
+                continue
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if excluded(entry.path, abs_d + os.sep + name, name):
+                    continue
+                try:
+                    if entry.is_symlink():
+                        continue  # symlinked directories are not walked
+                except OSError:
+                    continue
+                stack.append((parts + (name,), entry.path, abs_d + os.sep + name))
+            elif name.endswith(SUFFIXES) and not excluded(entry.path, abs_d + os.sep + name, name):
+                yield parts + (name,), entry
+
+
 def discover(paths: Iterable, exclude: Optional[Sequence[str]] = None,
              extend_exclude: Sequence[str] = (), *, config_root: Optional[Path] = None
              ) -> Tuple[List[Path], List[FileError]]:
@@ -157,15 +233,16 @@ def discover(paths: Iterable, exclude: Optional[Sequence[str]] = None,
     """
     dir_patterns = tuple(DEFAULT_EXCLUDES if exclude is None else exclude) + tuple(extend_exclude)
     user_patterns = (tuple(exclude) if exclude is not None else ()) + tuple(extend_exclude)
-    extra_roots = [config_root] if config_root else []
+    extra_roots = [str(config_root)] if config_root else []
     files: List[Path] = []
     errors: List[FileError] = []
     seen = set()
     paths = [Path(p) for p in paths]
     real_roots = [os.path.realpath(p) for p in paths if os.path.exists(p)]
+    cwd = os.getcwd()
 
-    def add(p: Path) -> None:
-        real = os.path.realpath(p)
+    def add(p: Path, real: Optional[str] = None) -> None:
+        real = real or os.path.realpath(p)
         if real in seen:
             return
         seen.add(real)
@@ -176,7 +253,8 @@ def discover(paths: Iterable, exclude: Optional[Sequence[str]] = None,
             errors.append(FileError(root, None, "no such file or directory"))
             continue
         if root.is_file():
-            if is_excluded(root, user_patterns, extra_roots):
+            if user_patterns and _Excluder(user_patterns, [cwd, *extra_roots])(
+                    str(root), os.path.abspath(root), root.name):
                 continue
             if root.suffix in PYTHON_SUFFIXES or root.suffix in (NOTEBOOK_SUFFIX, SHELL_SUFFIX) or (
                     not root.suffix and _has_python_shebang(root)):
@@ -188,25 +266,26 @@ def discover(paths: Iterable, exclude: Optional[Sequence[str]] = None,
         if not root.is_dir():
             errors.append(FileError(root, None, "not a regular file or directory; skipped"))
             continue
-        found: List[Path] = []
-        for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: errors.append(
-                FileError(e.filename or root, None, f"cannot list directory: {e.strerror}"))):
-            d = Path(dirpath)
-            dirnames[:] = sorted(n for n in dirnames if not is_excluded(
-                d / n, dir_patterns, [root, *extra_roots]))
-            for name in filenames:
-                if not name.endswith(SUFFIXES):
+        excluded = _Excluder(dir_patterns, [cwd, str(root), *extra_roots])
+        top = str(root)
+        real_top = os.path.realpath(root)
+        found = []
+        for parts, entry in _walk(top, excluded, errors):
+            real = None
+            try:
+                link = entry.is_symlink()
+            except OSError:
+                link = False
+            if link:
+                real = os.path.realpath(entry.path)
+                if not os.path.isfile(real) or not _inside(real, real_roots):
                     continue
-                p = d / name
-                if is_excluded(p, dir_patterns, [root, *extra_roots]):
-                    continue
-                if p.is_symlink():
-                    real = os.path.realpath(p)
-                    if not os.path.isfile(real) or not _inside(real, real_roots):
-                        continue
-                found.append(p)
-        for p in sorted(found, key=lambda q: q.parts):
-            add(p)
+            else:  # no symlink below the root was followed: the real path is known
+                real = os.path.join(real_top, *parts)
+            found.append((parts, entry.path, real))
+        found.sort(key=lambda t: t[0])
+        for parts, p, real in found:
+            add(Path(p), real)
     return files, errors
 
 
