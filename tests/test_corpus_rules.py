@@ -1,0 +1,241 @@
+"""Per-call and per-module safety of rules that real 1.x code uses a lot:
+``layers.data`` shapes (exact when literal), ``layers.dropout`` (safe in static-only
+modules), literal ``size`` lists of embeddings (each element evaluated once).
+
+Expected outputs here are rewrites, not Paddle results: the results are proven on 1.8.5 by
+the rules' examples (tests/test_proof.py -k "layers.data or layers.dropout").
+"""
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from upgrader import upgrade_source
+
+
+def fix(src: str, **kw) -> str:
+    return upgrade_source(textwrap.dedent(src), **kw).code
+
+
+def findings(src: str):
+    return upgrade_source(textwrap.dedent(src), fix=False).findings
+
+
+def assert_fixpoint(src: str, **kw):
+    once = fix(src, **kw)
+    cst.parse_module(once)
+    assert upgrade_source(once, **kw).code == once, "fix is not idempotent"
+    return once
+
+
+# ------------------------------------------------------------------ layers.data
+
+@pytest.mark.parametrize("call, shape", [
+    ("shape=[3, 4]", "shape=[-1, 3, 4]"),
+    ("shape=(3, 4)", "shape=[-1, 3, 4]"),
+    ("shape=(3,)", "shape=[-1, 3]"),
+    ("shape=[None, 3]", "shape=[None, 3]"),
+    ("shape=[-1, 3]", "shape=[-1, 3]"),
+    ("shape=[3, -1]", "shape=[3, -1]"),
+    ("shape=[3, 4], append_batch_size=False", "shape=[3, 4]"),
+    ("shape=[3, 4], append_batch_size=True", "shape=[-1, 3, 4]"),
+    ("shape=[None, 4], append_batch_size=flag", "shape=[None, 4]"),
+    ("shape=[n, None], append_batch_size=True", "shape=[n, None]"),
+    ("shape=shp, append_batch_size=False", "shape=shp"),
+])
+def test_layers_data_literal_shapes_are_exact_and_safe(call, shape):
+    src = f"import paddle.fluid as fluid\nx = fluid.layers.data(name='x', {call})\n"
+    out = assert_fixpoint(src)
+    assert f"x = paddle.static.data(name='x', {shape}, dtype='float32')" in out
+    (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
+    assert f.fix == "safe"
+
+
+def test_layers_data_positional_arguments_keep_their_slots():
+    out = fix("import paddle.fluid as fluid\nx = fluid.layers.data('x', [2, 3], False, 'int64')\n")
+    assert "x = paddle.static.data('x', [2, 3], 'int64')" in out
+
+
+@pytest.mark.parametrize("call, unsafe_shape", [
+    ("shape=shp", "shape=[-1] + list(shp)"),
+    ("shape=[seq_len, 1]", "shape=[-1, seq_len, 1]"),
+    ("shape=[1], lod_level=1", "shape=[-1, 1], lod_level=1, dtype='float32'"),
+])
+def test_layers_data_undecidable_shapes_stay_unsafe(call, unsafe_shape):
+    src = f"import paddle.fluid as fluid\nx = fluid.layers.data(name='x', {call})\n"
+    plain = fix(src)
+    assert f"x = fluid.layers.data(name='x', {call})" in plain  # left as it was
+    assert "# TODO(paddle-upgrade): PU103 `fluid.layers.data`" in plain
+    out = assert_fixpoint(src, unsafe_fixes=True)
+    assert f"x = paddle.static.data(name='x', {unsafe_shape}" in out
+    (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
+    assert f.fix == "unsafe"
+
+
+@pytest.mark.parametrize("arg", ["append_batch_size=flag", "append_batch_size=flag()"])
+def test_layers_data_non_literal_append_batch_size_is_manual(arg):
+    src = f"import paddle.fluid as fluid\nx = fluid.layers.data(name='x', shape=[3], {arg})\n"
+    (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
+    assert f.fix == "manual" and "append_batch_size" in f.message
+    assert_fixpoint(src, unsafe_fixes=True)
+
+
+# ------------------------------------------------------------------ layers.dropout
+
+STATIC_PROGRAM = """
+import paddle.fluid as fluid
+
+main = fluid.Program()
+with fluid.program_guard(main):
+    x = fluid.data(name='x', shape=[None, 8], dtype='float32')
+    h = fluid.layers.dropout(fluid.layers.fc(x, 16), dropout_prob=0.5)
+"""
+
+STATIC_LIBRARY = """
+import logging
+import paddle.fluid as fluid
+
+log = logging.getLogger(__name__)
+
+
+def encoder(x, p, is_test):
+    h = fluid.layers.fc(input=x, size=10)
+    return fluid.layers.dropout(h, dropout_prob=p, is_test=is_test)
+"""
+
+DYGRAPH_LAYER = """
+import paddle.fluid as fluid
+
+
+class Net(fluid.dygraph.Layer):
+    def forward(self, x):
+        return fluid.layers.dropout(x, 0.5)
+"""
+
+FORWARD_ONLY = """
+import paddle.fluid as fluid
+from mymodels import Base
+
+
+class Net(Base):
+    def forward(self, x):
+        h = fluid.layers.fc(x, 4)
+        return fluid.layers.dropout(h, 0.5)
+"""
+
+MIXED = """
+import numpy as np
+import paddle.fluid as fluid
+
+main = fluid.Program()
+with fluid.program_guard(main):
+    x = fluid.data(name='x', shape=[None, 8], dtype='float32')
+    h = fluid.layers.dropout(fluid.layers.fc(x, 16), 0.5)
+
+with fluid.dygraph.guard():
+    w = fluid.layers.dropout(fluid.dygraph.to_variable(np.ones((2, 3), 'float32')), 0.5)
+"""
+
+GUARD_ONLY = """
+import numpy as np
+import paddle.fluid as fluid
+
+with fluid.dygraph.guard():
+    h = fluid.layers.fc(fluid.dygraph.to_variable(np.ones((2, 3), 'float32')), 4)
+    w = fluid.layers.dropout(h, 0.5)
+"""
+
+BRANCHES_ON_MODE = """
+import paddle.fluid as fluid
+
+
+def f(x):
+    if fluid.in_dygraph_mode():
+        return x
+    return fluid.layers.dropout(fluid.layers.fc(x, 4), 0.5)
+"""
+
+NO_STATIC_API = """
+import paddle.fluid as fluid
+
+
+def block(x):
+    return fluid.layers.dropout(fluid.layers.relu(x), 0.1)
+"""
+
+ENABLE_DYGRAPH = """
+import paddle.fluid as fluid
+
+fluid.enable_dygraph()
+h = fluid.layers.dropout(fluid.layers.fc(x, 4), 0.5)
+"""
+
+
+def _dropout_fix(src):
+    return [f.fix for f in findings(src) if f.legacy == "paddle.fluid.layers.dropout"]
+
+
+@pytest.mark.parametrize("src", [STATIC_PROGRAM, STATIC_LIBRARY], ids=["program", "library"])
+def test_dropout_in_static_only_module_is_safe(src):
+    assert _dropout_fix(src) == ["safe"]
+    out = assert_fixpoint(src)
+    assert "fluid.layers.dropout" not in out
+    assert "mode='downscale_in_infer'" in out
+
+
+def test_dropout_static_rewrite_keeps_is_test():
+    out = fix(STATIC_LIBRARY)
+    assert "paddle.nn.functional.dropout(h, p=p, training=not is_test, mode='downscale_in_infer')" in out
+
+
+@pytest.mark.parametrize("src", [DYGRAPH_LAYER, FORWARD_ONLY, MIXED, GUARD_ONLY, BRANCHES_ON_MODE,
+                                 NO_STATIC_API, ENABLE_DYGRAPH],
+                         ids=["layer", "forward", "mixed", "guard", "branch", "no-static-api",
+                              "enable-dygraph"])
+def test_dropout_elsewhere_stays_unsafe(src):
+    assert set(_dropout_fix(src)) == {"unsafe"}
+    out = assert_fixpoint(src)
+    assert "fluid.layers.dropout(" in out and "PU103 `fluid.layers.dropout`" in out
+    assert_fixpoint(src, unsafe_fixes=True)
+
+
+def test_dropout_seed_is_still_manual_in_static_module():
+    src = STATIC_PROGRAM.replace("dropout_prob=0.5", "dropout_prob=0.5, seed=3")
+    assert _dropout_fix(src) == ["manual"]
+    assert_fixpoint(src)
+
+
+def test_dropout_decision_survives_upgraded_spelling():
+    """A file already half upgraded (paddle.static / paddle.nn.Layer) decides the same."""
+    static = ("import paddle\nimport paddle.fluid as fluid\n\nmain = paddle.static.Program()\n"
+              "y = fluid.layers.dropout(x, 0.5)\n")
+    assert _dropout_fix(static) == ["safe"]
+    dynamic = static + "\n\nclass N(paddle.nn.Layer):\n    pass\n"
+    assert _dropout_fix(dynamic) == ["unsafe"]
+
+
+# ------------------------------------------------------------------ embedding size lists
+
+@pytest.mark.parametrize("call, expected", [
+    ("fluid.dygraph.Embedding(size=[vocab_size + 1, dim])",
+     "paddle.nn.Embedding(num_embeddings=vocab_size + 1, embedding_dim=dim)"),
+    ("fluid.dygraph.Embedding(size=(len(words), dim * 2), is_sparse=True)",
+     "paddle.nn.Embedding(num_embeddings=len(words), embedding_dim=dim * 2, sparse=True)"),
+    ("fluid.embedding(ids, size=[v + 1, 64], padding_idx=0)",
+     "paddle.nn.Embedding(num_embeddings=v + 1, embedding_dim=64, padding_idx=0)(ids)"),
+])
+def test_literal_size_list_elements_are_evaluated_once(call, expected):
+    src = f"import paddle.fluid as fluid\nemb = {call}\n"
+    out = assert_fixpoint(src)
+    assert f"emb = {expected}" in out
+    for f in findings(src):
+        assert "evaluated more than once" not in f.message
+
+
+def test_size_used_whole_still_needs_a_simple_value():
+    """A non-literal size expression appears twice after the rewrite: manual."""
+    src = "import paddle.fluid as fluid\nemb = fluid.dygraph.Embedding(size=make_size())\n"
+    (f,) = [f for f in findings(src) if f.legacy.endswith("Embedding")]
+    assert f.fix == "manual" and "evaluated more than once" in f.message

@@ -1,0 +1,147 @@
+"""PU103 static-dropout: ``fluid.layers.dropout`` in a static-graph-only module is a safe rewrite.
+
+What it does
+    Rewrites ``fluid.layers.dropout(x, p, is_test, seed, name, dropout_implementation)``
+    to ``paddle.nn.functional.dropout(x, p=..., training=not is_test,
+    mode='downscale_in_infer')`` as its rule says, and decides the fix safety per module:
+    safe when the module builds static graphs only, unsafe (``--unsafe-fixes``) otherwise.
+    A module is static-only when it uses static-graph API (``fluid.Program``,
+    ``layers.fc``/``layers.data``, ``Executor``, ... or, once upgraded, ``paddle.static.*``
+    / ``paddle.enable_static``) and nothing of dynamic mode: no ``dygraph.guard``, no
+    ``enable_dygraph``, no ``to_variable``, no ``in_dygraph_mode`` branch, no subclass of
+    ``dygraph.Layer`` (or of a ``paddle.nn`` layer), no class with a ``forward`` method,
+    no dygraph layer class (``fluid.dygraph.Linear`` ...), in either spelling.
+
+Why is this bad?
+    In a static graph 1.8.5's dropout is exactly today's ``F.dropout`` with
+    ``training=not is_test`` and ``mode='downscale_in_infer'`` (checked on both engines:
+    train ``x * mask``, infer ``x * (1 - p)``; ``upscale_in_train`` keeps its name). In
+    dynamic mode 1.8.5 ignored ``is_test`` and followed the tracer's train/eval mode, which
+    ``F.dropout`` does not, so the same rewrite is unsafe there. Marking every dropout
+    unsafe left the static programs, where nothing changes, for a manual review.
+
+Example
+    In a module with ``main = fluid.Program()`` and no dygraph code,
+    ``fluid.layers.dropout(h, dropout_prob=0.5, is_test=False)`` →
+    ``paddle.nn.functional.dropout(h, p=0.5, training=not (False), mode='downscale_in_infer')``
+    is applied by a plain ``fix``.
+
+Fix safety
+    Safe in static-only modules, unsafe elsewhere (the entry's note). The decision is per
+    file: a library module of static helpers called from dynamic-mode code in another file
+    looks static-only here. A test program made with ``clone(for_test=True)`` switched
+    1.8's dropout to inference; Paddle 3's PIR programs have no such clone, which is
+    reported on its own (PU208): the evaluation graph built instead must pass
+    ``is_test=True`` / ``training=False``.
+"""
+from __future__ import annotations
+
+import copy
+
+import libcst as cst
+
+from upgrader.names import dotted_of
+
+CODE = "PU103"
+STRUCTURAL = ("static-dropout",)
+
+# today's names that only dynamic-mode code uses (and what the dygraph rules produce)
+_DYNAMIC = {"paddle.disable_static", "paddle.to_tensor", "paddle.in_dynamic_mode",
+            "paddle.no_grad", "paddle.grad", "paddle.DataParallel", "paddle.nn.Layer",
+            "paddle.distributed.init_parallel_env", "paddle.save", "paddle.load",
+            "paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.base.guard"}
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if entry.safety == "unsafe" and static_only(up):
+        safe = copy.copy(entry)
+        safe.safety = "safe"
+        return up.apply_entry(original, updated, safe)
+    return up.apply_entry(original, updated, entry)
+
+
+def static_only(up) -> bool:
+    """The module builds static graphs and has no dynamic-mode code (cached per run)."""
+    cached = getattr(up, "_static_only_module", None)
+    if cached is None:
+        static, dynamic = _survey(up)
+        cached = static and not dynamic
+        up._static_only_module = cached
+    return cached
+
+
+def _dynamic_names(book) -> frozenset:
+    """Targets of the dygraph-mode entries and of the ``fluid.dygraph`` layer classes."""
+    got = _CACHE.get(book.digest)
+    if got is None:
+        got = _CACHE[book.digest] = frozenset(_DYNAMIC) | frozenset(
+            e.target for e in book if e.target and (
+                e.mode == "dygraph" or (e.kind == "class" and e.name.startswith("paddle.fluid.dygraph.")
+                                        and e.target.startswith("paddle.nn."))))
+    return got
+
+
+_CACHE: dict = {}
+
+
+def _survey(up):
+    """(static-graph evidence, dynamic-mode evidence), in legacy and in today's spelling,
+    so that a second `fix` of the output decides the same way."""
+    found = {"static": False, "dynamic": False}
+    imports = up.imports
+    dynamic_names = _dynamic_names(up.rules)
+
+    def resolve(node):
+        d = dotted_of(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        base = imports.resolve_name(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def classify(dotted):
+        if not dotted:
+            return
+        e = up.entry_for(dotted)
+        if e is not None:
+            if e.mode == "dygraph" or (e.mode != "static" and e.target in dynamic_names):
+                found["dynamic"] = True
+            elif e.safety != "manual" and e.target and up.can_apply(e) and (
+                    e.mode == "static" or e.target.startswith("paddle.static")):
+                found["static"] = True
+            return
+        if dotted == "paddle.enable_static" or dotted.startswith("paddle.static."):
+            found["static"] = True
+        elif dotted in dynamic_names:
+            found["dynamic"] = True
+
+    class V(cst.CSTVisitor):
+        def visit_Import(self, node):
+            return False
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            for base in node.bases:
+                d = resolve(base.value)
+                if d is not None and (d.startswith("paddle.fluid.dygraph")
+                                      or d.startswith("paddle.nn.")):
+                    found["dynamic"] = True
+            for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+                    found["dynamic"] = True
+
+        def visit_Attribute(self, node):
+            if dotted_of(node) is None:
+                return True  # `fluid.default_main_program().global_block()`: look inside
+            classify(resolve(node))
+            return False
+
+        def visit_Name(self, node):
+            classify(resolve(node))
+
+    up.module.visit(V())
+    return found["static"], found["dynamic"]
