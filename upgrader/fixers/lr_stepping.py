@@ -378,8 +378,8 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
                           f"{advance} there")
         for sc, node in v.loads.get(oname, []):
             if sc == scope:
-                return d.fail(f"optimizer `{oname}` leaves this scope (`{_show(v, node)}`): "
-                              f"{advance} wherever it steps")
+                return d.fail(f"optimizer `{oname}` is used beyond minimize() "
+                              f"(`{_show(v, node)}`): {advance} wherever it steps")
         for method, mcall in v.methods.get((oname, scope), []):
             at = f"`{_show(v, mcall)}`"
             if method in HARMLESS:
