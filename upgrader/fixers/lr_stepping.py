@@ -462,6 +462,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         up.report_entry(original, entry, False, manual=mapped.reason)
         d.status = "manual"
         return updated
+    if any("math." in str(v) for v in (entry.extra or {}).values()):
+        up.needed_imports.add("math")  # a rate formula written with math (CosineDecay)
     from upgrader.fixers import static_mode
     static_mode.note_applied(up, entry)
     msg = f"`{entry.short}` → `{entry.target}`"
