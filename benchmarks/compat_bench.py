@@ -13,7 +13,9 @@
    makes of it, run natively. Same seeds, same data.
 
 Calls alternate between the two sides repeat by repeat so that load on a shared machine
-hits both alike.
+hits both alike. The two training-step sides run in separate worker processes: compat's
+patches are process-wide (``Tensor.backward``, parameter construction) and the upgraded
+code runs without them in real use.
 """
 from __future__ import annotations
 
@@ -126,40 +128,92 @@ def upgraded_step_source() -> str:
     return res.code
 
 
-def training_step(steps: int, repeats: int) -> dict:
-    import compat
-    compat.install()
+def _step_worker(side: str) -> int:
+    """One side of the training-step benchmark in its own process: the upgraded code
+    runs on plain Paddle (compat's patches, e.g. of ``Tensor.backward``, are process
+    wide and must not slow it down), the legacy code through ``compat.install()``.
+    Reads ``<steps>`` lines from stdin, answers each with one JSON line."""
     import paddle
+    paddle.set_device("cpu")
+    if side == "legacy":
+        import compat
+        compat.install()
+        src = LEGACY_STEP
+    else:
+        src = sys.stdin.readline()
+        src = json.loads(src)
+    mod = types.ModuleType(side + "_step")
+    exec(compile(src, side + "_step.py", "exec"), mod.__dict__)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        steps = int(line)
+        paddle.seed(0)
+        cpu = time.process_time()
+        times, final = mod.bench(steps, 1)
+        cpu = (time.process_time() - cpu) / (steps + 5)  # bench() runs 5 warm-up steps
+        if side == "legacy":
+            paddle.disable_static()  # the legacy side leaves 1.x's default (static) mode
+        print(json.dumps({"time": times[0], "cpu": cpu, "final": final}), flush=True)
+    return 0
+
+
+def training_step(steps: int, repeats: int) -> dict:
+    import subprocess
     new_src = upgraded_step_source()
-    legacy = types.ModuleType("legacy_step")
-    exec(compile(LEGACY_STEP, "legacy_step.py", "exec"), legacy.__dict__)
-    modern = types.ModuleType("upgraded_step")
-    exec(compile(new_src, "upgraded_step.py", "exec"), modern.__dict__)
-    lt, mt = [], []
-    lfinal = mfinal = None
-    for _ in range(repeats):  # alternate: load on the machine hits both alike
-        paddle.seed(0)
-        t, lfinal = legacy.bench(steps, 1)
-        lt += t
-        paddle.disable_static()  # the legacy side leaves 1.x's default (static) mode
-        paddle.seed(0)
-        t, mfinal = modern.bench(steps, 1)
-        mt += t
-    lmin, mmin = min(lt), min(mt)
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    procs = {}
+    for side in ("legacy", "upgraded"):
+        procs[side] = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--step-worker", side],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, env=env, cwd=str(ROOT))
+    procs["upgraded"].stdin.write(json.dumps(new_src) + "\n")
+    procs["upgraded"].stdin.flush()
+    for side, proc in procs.items():
+        if proc.stdout.readline().strip() != "ready":
+            raise SystemExit(f"the {side} step worker failed to start")
+    runs = {"legacy": [], "upgraded": []}
+    cpus = {"legacy": [], "upgraded": []}
+    finals = {}
+    try:
+        for _ in range(repeats):  # alternate: load on the machine hits both alike
+            for side, proc in procs.items():
+                proc.stdin.write(f"{steps}\n")
+                proc.stdin.flush()
+                rec = json.loads(proc.stdout.readline())
+                runs[side].append(rec["time"])
+                cpus[side].append(rec["cpu"])
+                finals[side] = rec["final"]
+    finally:
+        for proc in procs.values():
+            proc.stdin.close()
+            proc.wait(timeout=60)
+    lmin, mmin = min(runs["legacy"]), min(runs["upgraded"])
+    lcpu, mcpu = min(cpus["legacy"]), min(cpus["upgraded"])
     return {"compat_ms": lmin * 1e3, "native_ms": mmin * 1e3, "overhead": lmin / mmin - 1.0,
-            "steps": steps, "repeats": repeats, "final_loss_compat": lfinal,
-            "final_loss_upgraded": mfinal, "upgraded_source": new_src}
+            "compat_cpu_ms": lcpu * 1e3, "native_cpu_ms": mcpu * 1e3,
+            "cpu_overhead": lcpu / mcpu - 1.0,
+            "steps": steps, "repeats": repeats, "final_loss_compat": finals["legacy"],
+            "final_loss_upgraded": finals["upgraded"], "upgraded_source": new_src}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--step-worker", choices=("legacy", "upgraded"), help=argparse.SUPPRESS)
+    ap.add_argument("--steps", type=int, help="training steps per repeat")
+    ap.add_argument("--repeats", type=int, help="training-step repeats (per side)")
+    ap.add_argument("--only-step", action="store_true", help="skip the eager-op measurement")
     a = ap.parse_args(argv)
+    if a.step_worker:
+        return _step_worker(a.step_worker)
     calls, repeats, steps = (500, 5, 20) if a.quick else (5000, 15, 100)
     import paddle
     paddle.set_device("cpu")
-    res = {"paddle": paddle.__version__, "eager": eager_ops(calls, repeats),
-           "train_step": training_step(steps, max(5, repeats // 2))}
+    res = {"paddle": paddle.__version__}
+    if not a.only_step:
+        res["eager"] = eager_ops(calls, repeats)
+    res["train_step"] = training_step(a.steps or steps, a.repeats or max(5, repeats // 2))
     print(json.dumps(res))
     return 0
 

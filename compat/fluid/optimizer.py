@@ -13,9 +13,14 @@ defaults and positional order) and 1.x behaviour:
 """
 from __future__ import annotations
 
+import array
+import math
+
 import numpy as np
 import paddle
 import paddle.optimizer as O
+from paddle import _C_ops
+from paddle.base.layer_helper import LayerHelper
 
 from compat import _lazy
 from compat._runtime import legacy, manual_error
@@ -149,6 +154,16 @@ class RMSPropOptimizer(_Legacy, O.RMSProp):
         self._legacy_setup(learning_rate, grad_clip)
 
 
+_FP32 = paddle.float32
+_F32_BOX = array.array("f", [0.0])
+
+
+def _r32(x):
+    """``x`` rounded to float32 (as a Python float)."""
+    _F32_BOX[0] = x
+    return _F32_BOX[0]
+
+
 def _one_minus(x):
     """``1 - x`` rounded like the 1.x kernels (in float32)."""
     return float(np.float32(1.0) - np.float32(x))
@@ -269,8 +284,122 @@ class _Adam(_PyOptimizer):
         self._accumulators_spec = (("moment1", 0.0, None), ("moment2", 0.0, None),
                                    ("beta1_pow_acc", float(beta1), [1]),
                                    ("beta2_pow_acc", float(beta2), [1]))
+        self._fast, self._fast_lr = {}, []
+        self._beta1_32, self._beta2_32 = np.float32(beta1), np.float32(beta2)
+        self._fast_ok = isinstance(beta1, (int, float)) and isinstance(beta2, (int, float)) \
+            and isinstance(epsilon, (int, float))
+
+    # -- dygraph fast path: today's fused kernel, fed so that it computes 1.8's update --
+    #
+    # 1.8.5's adam op and today's CPU ``merged_adam_`` evaluate the same expressions
+    # (moments, then ``p - lr_t * (m / (sqrt(v) + e))``) except for two scalars:
+    #   * ``lr_t``: 1.8.5 computed ``lr * (sqrt(1 - b2p) / (1 - b1p))`` with a double
+    #     ``sqrt`` and division (its C ``sqrt``), today's kernel in float;
+    #   * ``e``: 1.8.5 added ``epsilon``, today's kernel ``epsilon * sqrt(1 - b2p)``.
+    # The kernel is given beta powers of 0 (so both factors are exactly 1, and with
+    # ``use_global_beta_pow`` it leaves them alone), 1.8.5's ``lr_t`` computed here on the
+    # host from the real beta powers, and ``epsilon`` itself: the update is bit-for-bit
+    # 1.8.5's (tests/test_compat_adam.py checks it against the real 1.8.5 kernel). The
+    # real beta-power accumulators (CPU, one float each) are read and advanced here
+    # through numpy views of their memory, exactly as the 1.8.5 kernel advanced them.
+    # One kernel call updates every parameter (the vectorised per-parameter ``adam_``
+    # kernel fuses multiply-adds and rounds differently from 1.8.5).
+
+    def _fast_state(self, p):
+        st = self._fast.get(p.name)
+        if st is None or st[0] is not p:
+            if not p.place.is_cpu_place():
+                return None
+            if p.name not in self._already_create_accumulator:
+                self._create_accumulators(
+                    paddle.static.default_main_program().global_block(), [p])
+            acc = self._accumulators
+            b1p, b2p = acc["beta1_pow_acc"][p.name], acc["beta2_pow_acc"][p.name]
+            if b1p.dtype != _FP32 or b2p.dtype != _FP32 or not b1p.place.is_cpu_place() \
+                    or not b2p.place.is_cpu_place():
+                return None
+            st = (p, acc["moment1"][p.name], acc["moment2"][p.name],
+                  np.from_dlpack(b1p), np.from_dlpack(b2p))
+            self._fast[p.name] = st
+        return st
+
+    def _fast_buffers(self, i):
+        """(lr tensor, its numpy view, a zero beta power) for kernel call ``i``."""
+        bufs = self._fast_lr
+        while len(bufs) <= i:
+            t = paddle.to_tensor([0.0], dtype="float32", place=paddle.CPUPlace())
+            bufs.append((t, np.from_dlpack(t),
+                         paddle.zeros([1], dtype="float32").cpu()))
+        return bufs[i]
+
+    def _create_optimization_pass(self, parameters_and_grads, param_group_idx=0):
+        if not (self._fast_ok and paddle.in_dynamic_mode()
+                and isinstance(parameters_and_grads, list)):
+            self._fast.clear()
+            return super()._create_optimization_pass(parameters_and_grads, param_group_idx)
+        if self.helper is None:
+            self.helper = LayerHelper(self.__class__.__name__)
+        self._create_global_learning_rate()
+        glr = self._global_learning_rate()
+        if glr.dtype != _FP32:
+            self._fast.clear()
+            return super()._create_optimization_pass(parameters_and_grads, param_group_idx)
+        glr_value = None
+        groups, slow = {}, []
+        fast_state = self._fast_state
+        for p, g in parameters_and_grads:
+            if g is None or p.stop_gradient:
+                continue
+            st = None
+            if p.dtype == _FP32 and not g.is_selected_rows():
+                st = fast_state(p)
+            if st is None:
+                slow.append((p, g))
+                continue
+            attr = getattr(p, "optimize_attr", None)
+            plr = attr.get("learning_rate", 1.0) if attr else 1.0
+            if plr == 1.0:
+                if glr_value is None:
+                    glr_value = glr.item()
+                lrv = glr_value
+            else:
+                lrv = self._create_param_lr((p, g)).item()
+            key = (lrv, float(st[3][0]), float(st[4][0]))
+            grp = groups.get(key)
+            if grp is None:
+                grp = groups[key] = ([], [], [], [], [])
+            grp[0].append(p)
+            grp[1].append(g)
+            grp[2].append(st[1])
+            grp[3].append(st[2])
+            grp[4].append(st)
+        b1, b2, b1_32, b2_32 = self._beta1, self._beta2, self._beta1_32, self._beta2_32
+        eps = self._epsilon
+        for i, ((lrv, b1p, b2p), (ps, gs, m1s, m2s, sts)) in enumerate(groups.items()):
+            om1, om2 = _r32(1.0 - b1p), _r32(1.0 - b2p)
+            if not (om1 > 0.0 and om2 > 0.0):
+                slow.extend(zip(ps, gs))
+                continue
+            lr_t, lr_view, zero = self._fast_buffers(i)
+            lr_view[0] = lrv * (math.sqrt(om2) / om1)  # rounded to float32 by the store
+            n = len(ps)
+            _C_ops.merged_adam_(ps, gs, [lr_t] * n, m1s, m2s, None, [zero] * n, [zero] * n,
+                                None, b1, b2, eps, False, True, False)
+            n1, n2 = b1_32 * b1p, b2_32 * b2p
+            for st in sts:
+                st[3][0] = n1
+                st[4][0] = n2
+        for pg in slow:
+            self._fast.pop(pg[0].name, None)
+            self._append_optimize_op(None, pg)
+        return None
+
+    def set_state_dict(self, state_dict):
+        self._fast.clear()
+        return super().set_state_dict(state_dict)
 
     def _update(self, p, g, lr, accs):
+        self._fast.pop(p.name, None)
         m1, m2 = accs["moment1"], accs["moment2"]
         b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
         lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)

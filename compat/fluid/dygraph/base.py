@@ -142,8 +142,16 @@ class BackwardStrategy(object):
 # accumulate until cleared. The patched backward clears, before running, the gradients
 # of the leaves this backward will reach (parameters, and tensors from ``to_variable``
 # made trainable with ``stop_gradient = False``), which gives the 1.x result.
+#
+# The usual 1.x step (``backward``, ``minimize``, ``clear_gradients``) leaves nothing to
+# clear: a parameter's ``clear_gradient`` (which ``Layer.clear_gradients`` and the
+# optimizers' ``clear_grad`` call) marks it clean until the next backward, and only
+# leaves holding a gradient that is not known clean make the backward walk the graph.
 
 _leaves = weakref.WeakSet()
+# A parameter whose ``clear_gradient`` ran since the last backward carries that
+# backward's generation number (tensors compare elementwise, so no WeakSet for this).
+_generation = [0]
 
 
 def _reached_leaf_nodes(tensor):
@@ -165,14 +173,17 @@ def _reached_leaf_nodes(tensor):
 
 
 def _clear_reached_leaves(tensor):
-    live = [t for t in list(_leaves) if t.grad is not None]
+    gen = _generation[0]
+    live = [t for t in _leaves
+            if getattr(t, "_compat_clean_gen", -1) != gen and t.grad is not None]
+    _generation[0] = gen + 1  # whatever this backward reaches holds a gradient afterwards
     if not live:
         return
     reached = _reached_leaf_nodes(tensor)
     for t in live:
         fn = t.grad_fn
         if fn is not None and fn.node_ptr() in reached:
-            t.clear_gradient(False)
+            _orig_clear_gradient(t, False)  # not the patched one: it is not clean after this
 
 
 _orig_backward = paddle.Tensor.backward
@@ -186,7 +197,9 @@ def _backward(self, grad_tensor=None, retain_graph=False, *args, **kwargs):
     return _orig_backward(self, grad_tensor, retain_graph, *args, **kwargs)
 
 
-_orig_param_init = paddle.base.framework.EagerParamBase.__init__
+_Param = paddle.base.framework.EagerParamBase
+_orig_param_init = _Param.__init__
+_orig_clear_gradient = paddle.Tensor.clear_gradient
 
 
 def _param_init(self, *args, **kwargs):
@@ -194,9 +207,16 @@ def _param_init(self, *args, **kwargs):
     _leaves.add(self)
 
 
+def _param_clear_gradient(self, set_to_zero=True):
+    _orig_clear_gradient(self, set_to_zero)
+    self._compat_clean_gen = _generation[0]
+
+
 if getattr(paddle.Tensor.backward, "__name__", "") != "_backward":
     _backward.__doc__ = _orig_backward.__doc__
+    _param_clear_gradient.__doc__ = _orig_clear_gradient.__doc__
     paddle.Tensor.backward = _backward
-    paddle.base.framework.EagerParamBase.__init__ = _param_init
+    _Param.__init__ = _param_init
+    _Param.clear_gradient = _param_clear_gradient
 
 _lazy.attach(globals())
