@@ -144,14 +144,14 @@ class BackwardStrategy(object):
 # made trainable with ``stop_gradient = False``), which gives the 1.x result.
 #
 # The usual 1.x step (``backward``, ``minimize``, ``clear_gradients``) leaves nothing to
-# clear: a parameter's ``clear_gradient`` (which ``Layer.clear_gradients`` and the
-# optimizers' ``clear_grad`` call) marks it clean until the next backward, and only
-# leaves holding a gradient that is not known clean make the backward walk the graph.
+# clear, and finding that out must cost next to nothing: each parameter carries a hook
+# that runs when a backward has accumulated into its gradient and records it in
+# ``_dirty``; its ``clear_gradient`` (which ``Layer.clear_gradients`` and the optimizers'
+# ``clear_grad`` call) removes it. Only when some parameter in ``_dirty`` (or a trainable
+# ``to_variable`` tensor) holds a gradient does the backward walk the graph.
 
-_leaves = weakref.WeakSet()
-# A parameter whose ``clear_gradient`` ran since the last backward carries that
-# backward's generation number (tensors compare elementwise, so no WeakSet for this).
-_generation = [0]
+_leaves = weakref.WeakSet()  # to_variable tensors (and parameters that take no hook)
+_dirty = {}  # id(parameter) -> weakref: a backward reached it since its last clear
 
 
 def _reached_leaf_nodes(tensor):
@@ -173,17 +173,23 @@ def _reached_leaf_nodes(tensor):
 
 
 def _clear_reached_leaves(tensor):
-    gen = _generation[0]
-    live = [t for t in _leaves
-            if getattr(t, "_compat_clean_gen", -1) != gen and t.grad is not None]
-    _generation[0] = gen + 1  # whatever this backward reaches holds a gradient afterwards
+    live = []
+    if _dirty:
+        for key, ref in list(_dirty.items()):
+            t = ref()
+            if t is None:
+                del _dirty[key]
+            elif t.grad is not None:
+                live.append(t)
+    if _leaves:
+        live.extend(t for t in _leaves if t.grad is not None)
     if not live:
         return
     reached = _reached_leaf_nodes(tensor)
     for t in live:
         fn = t.grad_fn
         if fn is not None and fn.node_ptr() in reached:
-            _orig_clear_gradient(t, False)  # not the patched one: it is not clean after this
+            t.clear_gradient(False)
 
 
 _orig_backward = paddle.Tensor.backward
@@ -204,12 +210,20 @@ _orig_clear_gradient = paddle.Tensor.clear_gradient
 
 def _param_init(self, *args, **kwargs):
     _orig_param_init(self, *args, **kwargs)
-    _leaves.add(self)
+    key, ref = id(self), weakref.ref(self)
+
+    def reached():
+        _dirty[key] = ref
+
+    try:
+        self._register_backward_hook(reached)
+    except Exception:  # pragma: no cover - no hook: checked on every backward instead
+        _leaves.add(self)
 
 
 def _param_clear_gradient(self, set_to_zero=True):
     _orig_clear_gradient(self, set_to_zero)
-    self._compat_clean_gen = _generation[0]
+    _dirty.pop(id(self), None)
 
 
 if getattr(paddle.Tensor.backward, "__name__", "") != "_backward":
