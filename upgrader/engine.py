@@ -47,6 +47,7 @@ RULE_NAMES = {
     "PU211": "fetch-by-name",
     "PU212": "data-parallel",
     "PU213": "program-translator",
+    "PU214": "lr-scheduler-step",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
