@@ -85,6 +85,11 @@ def enabled():
 @_b("to_variable", replacement="paddle.to_tensor")
 def to_variable(value, name=None, zero_copy=None):
     if not paddle.in_dynamic_mode():
+        if paddle.base.dygraph.base.in_to_static_mode():
+            # inside a translated function (1.x's translator turned it into assign)
+            if isinstance(value, paddle.pir.Value):
+                return value
+            return paddle.to_tensor(value)
         raise AssertionError("We only support 'to_variable()' in dynamic graph mode, please "
                              "call 'paddle.fluid.dygraph.guard()' first.")
     if isinstance(value, paddle.Tensor):

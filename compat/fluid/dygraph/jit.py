@@ -4,7 +4,7 @@ from __future__ import annotations
 import paddle
 
 from compat import _lazy
-from compat._runtime import legacy
+from compat._runtime import legacy, manual_error
 
 
 @legacy("paddle.fluid.dygraph.declarative", "paddle.fluid.dygraph.jit.declarative",
@@ -47,6 +47,55 @@ class ProgramTranslator(object):
     def enable(self, enable_to_static):
         self.enable_to_static = bool(enable_to_static)
         paddle.jit.enable_to_static(self.enable_to_static)
+
+    def _static(self, dygraph_func):
+        cache = self.__dict__.setdefault("_translated", {})
+        key = getattr(dygraph_func, "__func__", dygraph_func), getattr(dygraph_func, "__self__", None)
+        static = cache.get(key)
+        if static is None:
+            static = cache[key] = paddle.jit.to_static(dygraph_func, full_graph=True)
+        return static
+
+    def get_output(self, dygraph_func, *args, **kwargs):
+        """1.x: run ``dygraph_func`` translated to a static program (translated once per
+        function, like 1.x's program cache); eagerly when translation is disabled."""
+        assert callable(dygraph_func), \
+            "Input dygraph_func is not a callable in ProgramTranslator.get_output"
+        if not self.enable_to_static:
+            return dygraph_func(*args, **kwargs)
+        return self._static(dygraph_func)(*args, **kwargs)
+
+    def get_func(self, dygraph_func):
+        """The translated function (1.x returned static net-building code to run under a
+        ``program_guard``; this one runs the translated program when called)."""
+        assert callable(dygraph_func), \
+            "Input dygraph_func is not a callable in ProgramTranslator.get_func"
+        if not self.enable_to_static:
+            return dygraph_func
+        return self._static(dygraph_func)
+
+    def get_code(self, dygraph_func):
+        """Source of the translated function (today's translator's code, not 1.x's)."""
+        assert callable(dygraph_func), \
+            "Input dygraph_func is not a callable in ProgramTranslator.get_code"
+        return paddle.jit.to_static(dygraph_func, full_graph=True).code
+
+    def get_program(self, dygraph_func, *args, **kwargs):
+        raise manual_error("paddle.fluid.dygraph.ProgramTranslator",
+                           "get_program(func, *args) returned 1.x (main_program, "
+                           "startup_program, inputs, outputs); today's translated program is "
+                           "a PIR program reached through "
+                           "paddle.jit.to_static(func).get_concrete_program(*args)")
+
+    def save_inference_model(self, dirname, feed=None, fetch=None):
+        raise manual_error("paddle.fluid.dygraph.ProgramTranslator",
+                           "save_inference_model(dirname, feed, fetch) saved the last "
+                           "translated program; use paddle.jit.save(layer, path_prefix, "
+                           "input_spec=[...])")
+
+    def get_program_cache(self):
+        raise manual_error("paddle.fluid.dygraph.ProgramTranslator",
+                           "get_program_cache() exposed 1.x's translator internals")
 
 
 def _specs(inputs):
