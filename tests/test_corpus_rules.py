@@ -173,6 +173,17 @@ h = fluid.layers.dropout(fluid.layers.fc(x, 4), 0.5)
 """
 
 
+TO_STATIC = """
+import paddle.fluid as fluid
+
+
+@fluid.dygraph.declarative
+def f(x):
+    h = fluid.layers.fc(x, 4)
+    return fluid.layers.dropout(h, 0.5)
+"""
+
+
 def _dropout_fix(src):
     return [f.fix for f in findings(src) if f.legacy == "paddle.fluid.layers.dropout"]
 
@@ -191,9 +202,9 @@ def test_dropout_static_rewrite_keeps_is_test():
 
 
 @pytest.mark.parametrize("src", [DYGRAPH_LAYER, FORWARD_ONLY, MIXED, GUARD_ONLY, BRANCHES_ON_MODE,
-                                 NO_STATIC_API, ENABLE_DYGRAPH],
+                                 NO_STATIC_API, ENABLE_DYGRAPH, TO_STATIC],
                          ids=["layer", "forward", "mixed", "guard", "branch", "no-static-api",
-                              "enable-dygraph"])
+                              "enable-dygraph", "to-static"])
 def test_dropout_elsewhere_stays_unsafe(src):
     assert set(_dropout_fix(src)) == {"unsafe"}
     out = assert_fixpoint(src)
@@ -214,6 +225,8 @@ def test_dropout_decision_survives_upgraded_spelling():
     assert _dropout_fix(static) == ["safe"]
     dynamic = static + "\n\nclass N(paddle.nn.Layer):\n    pass\n"
     assert _dropout_fix(dynamic) == ["unsafe"]
+    to_static = static + "\n\nf = paddle.jit.to_static(g, input_spec=[paddle.static.InputSpec([None, 3])])\n"
+    assert _dropout_fix(to_static) == ["unsafe"]
 
 
 # ------------------------------------------------------------------ embedding size lists

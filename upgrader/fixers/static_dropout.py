@@ -10,7 +10,8 @@ What it does
     / ``paddle.enable_static``) and nothing of dynamic mode: no ``dygraph.guard``, no
     ``enable_dygraph``, no ``to_variable``, no ``in_dygraph_mode`` branch, no subclass of
     ``dygraph.Layer`` (or of a ``paddle.nn`` layer), no class with a ``forward`` method,
-    no dygraph layer class (``fluid.dygraph.Linear`` ...), in either spelling.
+    no dygraph layer class (``fluid.dygraph.Linear`` ...), no dynamic-to-static API
+    (``declarative``, ``ProgramTranslator``, ``paddle.jit``), in either spelling.
 
 Why is this bad?
     In a static graph 1.8.5's dropout is exactly today's ``F.dropout`` with
@@ -82,6 +83,9 @@ def _dynamic_names(book) -> frozenset:
 
 
 _CACHE: dict = {}
+# dynamic-to-static code (1.8's declarative / ProgramTranslator / TracedLayer, 3.x's paddle.jit)
+# is dynamic-mode code: its dropout followed the tracer's mode too
+_TO_STATIC = (".jit.", "declarative", "ProgramTranslator", "TracedLayer")
 
 
 def _survey(up):
@@ -106,16 +110,18 @@ def _survey(up):
             return
         e = up.entry_for(dotted)
         if e is not None:
-            if e.mode == "dygraph" or (e.mode != "static" and e.target in dynamic_names):
+            if e.mode == "dygraph" or (e.mode != "static" and e.target in dynamic_names) or (
+                    e.target.startswith("paddle.jit") or any(k in e.name for k in _TO_STATIC)):
                 found["dynamic"] = True
             elif e.safety != "manual" and e.target and up.can_apply(e) and (
                     e.mode == "static" or e.target.startswith("paddle.static")):
                 found["static"] = True
             return
-        if dotted == "paddle.enable_static" or dotted.startswith("paddle.static."):
+        if dotted in dynamic_names or dotted.startswith("paddle.jit."):
+            found["dynamic"] = True  # dynamic mode, or dynamic-to-static code
+        elif dotted == "paddle.enable_static" or (
+                dotted.startswith("paddle.static.") and dotted != "paddle.static.InputSpec"):
             found["static"] = True
-        elif dotted in dynamic_names:
-            found["dynamic"] = True
 
     class V(cst.CSTVisitor):
         def visit_Import(self, node):
