@@ -384,8 +384,9 @@ def _named_values(entry: Entry, bound: Bound):
 def _indexed_once(entry: Entry, name: str, value: cst.BaseExpression) -> bool:
     """``size=[vocab + 1, dim]`` used only as ``{size}[0]`` and ``{size}[1]``: after folding
     each element appears once, so the elements need not be simple."""
-    if not isinstance(value, (cst.List, cst.Tuple)):
-        return False
+    if not isinstance(value, (cst.List, cst.Tuple)) or not all(
+            isinstance(e, cst.Element) for e in value.elements):
+        return False  # `[*dims, 3][0]` cannot be folded: the list would be built twice
     text = " ".join(_templates(entry))
     plain = len(re.findall(r"\{%s\}(?!\[\d+\])" % re.escape(name), text))
     idx = re.findall(r"\{%s\}\[(\d+)\]" % re.escape(name), text)
