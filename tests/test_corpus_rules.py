@@ -236,6 +236,8 @@ def test_dropout_decision_survives_upgraded_spelling():
      "paddle.nn.Embedding(num_embeddings=vocab_size + 1, embedding_dim=dim)"),
     ("fluid.dygraph.Embedding(size=(len(words), dim * 2), is_sparse=True)",
      "paddle.nn.Embedding(num_embeddings=len(words), embedding_dim=dim * 2, sparse=True)"),
+    ("fluid.dygraph.Embedding(size=[(n := 10), 3])",
+     "paddle.nn.Embedding(num_embeddings=(n := 10), embedding_dim=3)"),
     ("fluid.embedding(ids, size=[v + 1, 64], padding_idx=0)",
      "paddle.nn.Embedding(num_embeddings=v + 1, embedding_dim=64, padding_idx=0)(ids)"),
 ])

@@ -346,9 +346,11 @@ class _FoldIndex(cst.CSTTransformer):
                 i = int(idx.value.value)
                 if 0 <= i < len(value.elements) and all(
                         isinstance(e, cst.Element) for e in value.elements):
-                    return value.elements[i].value.with_changes(lpar=[], rpar=[]) \
-                        if not isinstance(value.elements[i].value, (cst.BinaryOperation, cst.BooleanOperation)) \
-                        else value.elements[i].value
+                    el = value.elements[i].value
+                    if isinstance(el, (cst.BinaryOperation, cst.BooleanOperation,
+                                       cst.NamedExpr, cst.Yield)):
+                        return el  # keeps its own parentheses (`(n := 10)` needs them)
+                    return el.with_changes(lpar=[], rpar=[])
         return updated
 
 
