@@ -172,6 +172,23 @@ def _set_seed(self, seed):
         paddle.seed(int(seed))
 
 
+_global_var_names = set()  # create_global_var's parameters (not 1.x parameters)
+
+
+def mark_global_var(value) -> None:
+    try:
+        _global_var_names.add(value.name)
+    except Exception:  # pragma: no cover
+        pass
+
+
+def _all_parameters(self):
+    """1.x ``Program.all_parameters()``: without ``create_global_var``'s variables
+    (PIR makes them non-trainable parameters)."""
+    return [p for p in self.global_block().all_parameters()
+            if p.name not in _global_var_names]
+
+
 _installed = False
 
 
@@ -184,7 +201,7 @@ def install() -> None:
     pir.Program.clone = _clone
     # 1.x Program/Block accessors that PIR programs lack
     if not hasattr(pir.Program, "all_parameters"):
-        pir.Program.all_parameters = lambda self: self.global_block().all_parameters()
+        pir.Program.all_parameters = _all_parameters
     if not hasattr(pir.Program, "block"):
         pir.Program.block = lambda self, index=0: self.global_block() if index == 0 else self.blocks[index]
     if not hasattr(pir.Block, "var"):

@@ -13,6 +13,27 @@ def _t(name, replacement=None):
                   replacement=replacement)
 
 
+_rule_create_global_var = None
+
+
+@legacy("paddle.fluid.layers.create_global_var", "paddle.fluid.layers.tensor.create_global_var",
+        warn=False)  # the rule-built function below warns
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """The rule database's non-trainable parameter (see its note), remembered as a 1.x
+    global variable: 1.x's ``Program.all_parameters()`` did not list it."""
+    from compat.fluid import _pir
+    global _rule_create_global_var
+    if _rule_create_global_var is None:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.create_global_var")
+        _rule_create_global_var = _wrap._make_function(e, _wrap.resolve(e.target))
+    out = _rule_create_global_var(shape, value, dtype, persistable=persistable,
+                                  force_cpu=force_cpu, name=name)
+    if not paddle.in_dynamic_mode():
+        _pir.mark_global_var(out)
+    return out
+
+
 @_t("argsort", replacement="paddle.sort + paddle.argsort")
 def argsort(input, axis=-1, descending=False, name=None):
     """1.x returned ``(sorted values, indices)``."""
