@@ -237,6 +237,46 @@ def test_inference_model_needs_the_old_ir_on_paddle_3():
     assert all("UnicodeDecodeError" in l for l in lines[1:]), lines
 
 
+def test_documented_paddle_3_facts_about_1_x_files():
+    """docs/legacy-formats.md [4] and the parameter-name pitfall, as 3.3.1 behaves."""
+    script = """
+import warnings
+import numpy as np
+import paddle
+paddle.enable_static()
+warnings.simplefilter("ignore")
+print("PIR_DIR", sorted(paddle.static.load_program_state("params")))
+with paddle.pir_utils.OldIrGuard():
+    print("OLD_IR_DIR", sorted(paddle.static.load_program_state("persistables")))
+try:
+    paddle.static.load_program_state("params_single/params")
+except ValueError as exc:
+    print("COMBINED_STATE", exc)
+print("COMBINED_LOAD", np.array(paddle.load("params_single/params")).shape)
+print("ONE_FILE", np.array(paddle.load("params/fc_0.w_0")).shape)
+names = []
+for _ in range(2):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+        x = paddle.static.data(name="x", shape=[None, 4], dtype="float32")
+        paddle.static.nn.fc(paddle.static.nn.fc(x, size=3), size=2)
+    names.append(sorted(p.name for p in main.global_block().all_parameters()))
+print("NAMES", names)
+"""
+    code, out, err = _run([sys.executable, "-c", script])
+    assert code == 0, err[-3000:]
+    lines = dict(l.split(" ", 1) for l in out.splitlines() if l.split(" ")[0].isupper())
+    assert lines["PIR_DIR"] == "[]"
+    persistables = sorted(legacy_tensors.read_variable_dir(SAVED / "persistables"))
+    assert lines["OLD_IR_DIR"] == str(persistables)
+    assert "var_list can not be None" in lines["COMBINED_STATE"]
+    # the combined file's first tensor (sorted names: fc_0.b_0), not the whole file
+    assert lines["COMBINED_LOAD"] == "(3,)"
+    assert lines["ONE_FILE"] == "(4, 3)"
+    assert lines["NAMES"] == str([["fc_0.b_0", "fc_0.w_0", "fc_1.b_0", "fc_1.w_0"],
+                                  ["fc_2.b_0", "fc_2.w_0", "fc_3.b_0", "fc_3.w_0"]])
+
+
 # -- re-verification on real Paddle 1.8.5 ------------------------------------------------------
 
 def _legacy_python():
