@@ -21,6 +21,7 @@ import paddle
 import paddle.optimizer as O
 from paddle import _C_ops
 from paddle.base.layer_helper import LayerHelper
+from paddle.optimizer import optimizer as _optimizer_module
 
 from compat import _lazy
 from compat._runtime import legacy, manual_error
@@ -62,6 +63,11 @@ class _Legacy(object):
         if paddle.in_dynamic_mode():
             if self._legacy_lr is not None:
                 self._legacy_lr.consume()
+            fast = getattr(self, "_dygraph_minimize", None)
+            if fast is not None:
+                done = fast(loss, parameter_list)
+                if done is not None:
+                    return done
             return super().minimize(loss, startup_program=startup_program,
                                     parameters=_params(parameter_list), no_grad_set=no_grad_set)
         program = _pir.program_of(loss) if isinstance(loss, paddle.pir.Value) else None
@@ -162,6 +168,17 @@ def _r32(x):
     """``x`` rounded to float32 (as a Python float)."""
     _F32_BOX[0] = x
     return _F32_BOX[0]
+
+
+def _sharded():
+    """Whether a distributed wrapper (FSDP, auto data parallel) rewrites the gradients
+    inside ``Optimizer._apply_optimize``."""
+    try:
+        from paddle.distributed.auto_parallel.auto_dp_utils import in_auto_dp_mode
+        from paddle.distributed.auto_parallel.fully_shard_fusion import get_fsdp_context
+    except ImportError:  # pragma: no cover
+        return False
+    return bool(in_auto_dp_mode()) or get_fsdp_context() is not None
 
 
 def _one_minus(x):
@@ -285,7 +302,7 @@ class _Adam(_PyOptimizer):
                                    ("beta1_pow_acc", float(beta1), [1]),
                                    ("beta2_pow_acc", float(beta2), [1]))
         self._fast, self._fast_lr = {}, []
-        self._beta1_32, self._beta2_32 = np.float32(beta1), np.float32(beta2)
+        self._beta1_f, self._beta2_f = _r32(beta1), _r32(beta2)
         self._fast_ok = isinstance(beta1, (int, float)) and isinstance(beta2, (int, float)) \
             and isinstance(epsilon, (int, float))
 
@@ -306,21 +323,25 @@ class _Adam(_PyOptimizer):
     # kernel fuses multiply-adds and rounds differently from 1.8.5).
 
     def _fast_state(self, p):
-        st = self._fast.get(p.name)
-        if st is None or st[0] is not p:
-            if not p.place.is_cpu_place():
-                return None
-            if p.name not in self._already_create_accumulator:
-                self._create_accumulators(
-                    paddle.static.default_main_program().global_block(), [p])
-            acc = self._accumulators
-            b1p, b2p = acc["beta1_pow_acc"][p.name], acc["beta2_pow_acc"][p.name]
-            if b1p.dtype != _FP32 or b2p.dtype != _FP32 or not b1p.place.is_cpu_place() \
-                    or not b2p.place.is_cpu_place():
-                return None
-            st = (p, acc["moment1"][p.name], acc["moment2"][p.name],
-                  np.from_dlpack(b1p), np.from_dlpack(b2p))
-            self._fast[p.name] = st
+        """(param, moment1, moment2, beta1-pow view, beta2-pow view), or None where the
+        fast path does not apply (cached per parameter)."""
+        st = self._fast.get(id(p))
+        if st is not None and st[0] is p:
+            return st
+        if p.dtype != _FP32 or not p.place.is_cpu_place():
+            return None
+        if p.name not in self._already_create_accumulator:
+            if self.helper is None:
+                self.helper = LayerHelper(self.__class__.__name__)
+            self._create_accumulators(paddle.static.default_main_program().global_block(), [p])
+        acc = self._accumulators
+        b1p, b2p = acc["beta1_pow_acc"][p.name], acc["beta2_pow_acc"][p.name]
+        if b1p.dtype != _FP32 or b2p.dtype != _FP32 or not b1p.place.is_cpu_place() \
+                or not b2p.place.is_cpu_place():
+            return None
+        st = (p, acc["moment1"][p.name], acc["moment2"][p.name],
+              np.from_dlpack(b1p), np.from_dlpack(b2p))
+        self._fast[id(p)] = st
         return st
 
     def _fast_buffers(self, i):
@@ -331,6 +352,28 @@ class _Adam(_PyOptimizer):
             bufs.append((t, np.from_dlpack(t),
                          paddle.zeros([1], dtype="float32").cpu()))
         return bufs[i]
+
+    def _dygraph_minimize(self, loss, parameter_list):
+        """Dygraph ``minimize`` without the generic pipeline's per-step overhead, for the
+        common case (no clip, no regularization, a plain parameter list): the same
+        ``(param, grad)`` pairs as ``Optimizer.backward`` collects, then the fused pass.
+        None where the generic pipeline must run."""
+        if not self._fast_ok or self._grad_clip is not None or self.regularization is not None \
+                or _optimizer_module.g_shard_bypass_dygraph_optimizer or _sharded():
+            return None
+        params = _params(parameter_list) or self._parameter_list
+        if not params or isinstance(params[0], dict):
+            return None
+        for p in params:
+            if getattr(p, "regularizer", None) is not None:
+                return None
+        if self._dtype is None:
+            self._dtype = loss.dtype
+        grads = paddle.base.core.eager.get_all_grads(params)
+        params_grads = [(p, g) for p, g in zip(params, grads) if g is not None]
+        with paddle.no_grad():
+            self._create_optimization_pass(params_grads)
+        return None, params_grads
 
     def _create_optimization_pass(self, parameters_and_grads, param_group_idx=0):
         if not (self._fast_ok and paddle.in_dynamic_mode()
@@ -346,17 +389,17 @@ class _Adam(_PyOptimizer):
             return super()._create_optimization_pass(parameters_and_grads, param_group_idx)
         glr_value = None
         groups, slow = {}, []
-        fast_state = self._fast_state
+        fast, fast_state = self._fast, self._fast_state
         for p, g in parameters_and_grads:
             if g is None or p.stop_gradient:
                 continue
-            st = None
-            if p.dtype == _FP32 and not g.is_selected_rows():
+            st = fast.get(id(p))
+            if st is None or st[0] is not p:
                 st = fast_state(p)
-            if st is None:
+            if st is None or g.is_selected_rows():
                 slow.append((p, g))
                 continue
-            attr = getattr(p, "optimize_attr", None)
+            attr = p.optimize_attr
             plr = attr.get("learning_rate", 1.0) if attr else 1.0
             if plr == 1.0:
                 if glr_value is None:
@@ -373,7 +416,7 @@ class _Adam(_PyOptimizer):
             grp[2].append(st[1])
             grp[3].append(st[2])
             grp[4].append(st)
-        b1, b2, b1_32, b2_32 = self._beta1, self._beta2, self._beta1_32, self._beta2_32
+        b1, b2, b1f, b2f = self._beta1, self._beta2, self._beta1_f, self._beta2_f
         eps = self._epsilon
         for i, ((lrv, b1p, b2p), (ps, gs, m1s, m2s, sts)) in enumerate(groups.items()):
             om1, om2 = _r32(1.0 - b1p), _r32(1.0 - b2p)
@@ -385,12 +428,13 @@ class _Adam(_PyOptimizer):
             n = len(ps)
             _C_ops.merged_adam_(ps, gs, [lr_t] * n, m1s, m2s, None, [zero] * n, [zero] * n,
                                 None, b1, b2, eps, False, True, False)
-            n1, n2 = b1_32 * b1p, b2_32 * b2p
+            # float32 products (exact in double, rounded once), as 1.8.5's kernel
+            n1, n2 = _r32(b1f * b1p), _r32(b2f * b2p)
             for st in sts:
                 st[3][0] = n1
                 st[4][0] = n2
         for pg in slow:
-            self._fast.pop(pg[0].name, None)
+            self._fast.pop(id(pg[0]), None)
             self._append_optimize_op(None, pg)
         return None
 
@@ -399,7 +443,7 @@ class _Adam(_PyOptimizer):
         return super().set_state_dict(state_dict)
 
     def _update(self, p, g, lr, accs):
-        self._fast.pop(p.name, None)
+        self._fast.pop(id(p), None)
         m1, m2 = accs["moment1"], accs["moment2"]
         b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
         lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
