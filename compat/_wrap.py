@@ -523,6 +523,11 @@ def _make_class(e, target):
                 _runtime.warn_once(name, None, 3)
             target.__init__(self, *args, **kwargs)
         attrs["__init__"] = __init__
+    if e.rename_only:
+        try:
+            return _same_as_meta(type(target))(clsname, (target,), dict(attrs, __compat_same_as__=target))
+        except TypeError:
+            pass
     try:
         return type(clsname, (target,), attrs)
     except TypeError:
@@ -530,6 +535,33 @@ def _make_class(e, target):
         if e.params is not None:
             return _make_function(e, target)
         return _passthrough(e, target)
+
+
+_same_as_metas: Dict[type, type] = {}
+
+
+def _same_as_meta(meta):
+    """A metaclass for the class of a renamed 1.x class (``rename_only``): the class
+    itself answers ``isinstance``/``issubclass`` as its target does (1.x's
+    ``isinstance(opt, fluid.optimizer.Optimizer)`` holds for every optimizer), its user
+    subclasses answer as usual."""
+    got = _same_as_metas.get(meta)
+    if got is None:
+        def __instancecheck__(cls, obj):
+            same = cls.__dict__.get("__compat_same_as__")
+            if same is not None:
+                return isinstance(obj, same)
+            return meta.__instancecheck__(cls, obj)
+
+        def __subclasscheck__(cls, sub):
+            same = cls.__dict__.get("__compat_same_as__")
+            if same is not None:
+                return issubclass(sub, same)
+            return meta.__subclasscheck__(cls, sub)
+
+        got = _same_as_metas[meta] = type("SameAs" + meta.__name__, (meta,), {
+            "__instancecheck__": __instancecheck__, "__subclasscheck__": __subclasscheck__})
+    return got
 
 
 def _stub_init(e, detail):
