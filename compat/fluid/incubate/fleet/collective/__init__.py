@@ -85,8 +85,15 @@ class _Fleet(object):
         eps = self._role_maker.get_trainer_endpoints() if self._role_maker else []
         return ",".join(eps) if to_string else eps
 
+    def server_num(self):
+        return len(self.server_endpoints())
+
+    def server_index(self):
+        return self._role_maker.server_index() if self._role_maker else 0
+
     def server_endpoints(self, to_string=False):
-        return "" if to_string else []
+        eps = list(self._role_maker.get_pserver_endpoints()) if self._role_maker else []
+        return ",".join(eps) if to_string else eps
 
     def barrier_worker(self):
         if self._distributed:
