@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from upgrader import fixers, noqa
 from upgrader.args import Manual, code_of, map_call
-from upgrader.names import (LEGACY_ROOTS, ImportMap, ScopeTracker, collect_imports, dotted_of,
-                            is_legacy)
+from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
+                            collect_imports, dotted_of, is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
 
 TODO_PREFIX = "# TODO(paddle-upgrade): "
@@ -148,9 +149,8 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     imports = collect_imports(module)
     if not imports.all_bindings:
         return Result(code, [], False)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    up = Upgrader(book, imports, opts, wrapper.module, code)
-    new_module = wrapper.visit(up)
+    up = Upgrader(book, imports, opts, module, code)
+    new_module = module.visit(up)
     new_module = finish_module(new_module, up)
     findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
     if not fix:
@@ -159,10 +159,35 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     return Result(new_code, findings, new_code != code)
 
 
-class Upgrader(cst.CSTTransformer):
-    """Rewrites legacy references; collects findings and the facts the final pass needs."""
+_STATEMENT_TYPES: Dict[type, bool] = {}
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+
+def _is_statement(t: type) -> bool:
+    """``isinstance(node, (SimpleStatementLine, BaseCompoundStatement))`` by the node's
+    type, remembered (the ABC check is slow and runs twice per node)."""
+    r = _STATEMENT_TYPES.get(t)
+    if r is None:
+        r = _STATEMENT_TYPES[t] = issubclass(t, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    return r
+
+
+def positions(module: cst.Module) -> Dict[cst.CSTNode, "CodeRange"]:
+    """``PositionProvider``'s positions of every node of ``module``, computed directly:
+    one code generation pass (``MetadataWrapper`` adds an empty visit of the whole tree
+    for the batchable providers it does not have)."""
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                          default_newline=module.default_newline,
+                                          provider=provider)
+    module._codegen(state)
+    return provider._computed
+
+
+class Upgrader(FastTransformer):
+    """Rewrites legacy references; collects findings and the facts the final pass needs.
+
+    Positions (``pos``) are those of ``PositionProvider`` on the module as parsed,
+    computed on first use."""
 
     def __init__(self, rules: RuleBook, imports: ImportMap, opts: Options, module: cst.Module,
                  source: str = ""):
@@ -173,6 +198,7 @@ class Upgrader(cst.CSTTransformer):
         self.imports = imports
         self.opts = opts
         self.module = module
+        self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
@@ -206,11 +232,25 @@ class Upgrader(cst.CSTTransformer):
         return self.rules.lookup(dotted) if dotted else None
 
     def pos(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
-        try:
-            r = self.get_metadata(PositionProvider, node)
-            return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
-        except KeyError:
+        table = self._positions
+        if table is None:
+            table = self._positions = positions(self.module)
+        r = table.get(node)
+        if r is None:  # a node made by the rewrite
             return 0, 0, 0, 0
+        return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
+
+    def get_metadata(self, key, node, default=cst.MaybeSentinel.DEFAULT):
+        """``get_metadata(PositionProvider, node)`` as under ``MetadataWrapper``."""
+        if key is PositionProvider:
+            if self._positions is None:
+                self._positions = positions(self.module)
+            if node in self._positions:
+                return self._positions[node]
+            if default is not cst.MaybeSentinel.DEFAULT:
+                return default
+            raise KeyError(node)
+        return super().get_metadata(key, node, default)
 
     # ----------------------------------------------------------------- findings
     def report(self, node: cst.CSTNode, code: str, message: str, legacy: str,
@@ -270,13 +310,13 @@ class Upgrader(cst.CSTTransformer):
 
     # ----------------------------------------------------------------- statements
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if _is_statement(type(node)):
             self.todo_stack.append([])
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
-        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if _is_statement(type(original_node)):
             for hook in fixers.STATEMENT_FIXERS:  # statement-level structural rules
                 result = hook(self, original_node, result)
             todos = self.todo_stack.pop()

@@ -38,6 +38,104 @@ def module_name(node: Union[cst.Attribute, cst.Name]) -> str:
     return dotted_of(node) or ""
 
 
+_MISSING = object()
+
+
+def _own_methods(cls) -> Dict[str, object]:
+    """``visit_*``/``leave_*`` methods defined outside libcst (libcst's typed base classes
+    define a no-op stub for every node and attribute)."""
+    out: Dict[str, object] = {}
+    for klass in reversed(cls.__mro__):
+        if (klass.__module__ or "").startswith("libcst"):
+            continue
+        for name, value in vars(klass).items():
+            if name.startswith(("visit_", "leave_")) and callable(value):
+                out[name] = value
+    return out
+
+
+def _attribute_hooks(obj, methods: Dict[str, object], prefix: str) -> Dict[str, Dict[str, object]]:
+    """``{node type name: {attribute: bound method}}`` for ``<prefix>_<Type>_<attribute>``
+    methods (node type names are CamelCase: a second ``_`` starts the attribute)."""
+    out: Dict[str, Dict[str, object]] = {}
+    for name in methods:
+        if name.startswith(prefix) and name.count("_") >= 2:
+            _, tname, attr = name.split("_", 2)
+            if tname[:1].isupper():
+                out.setdefault(tname, {})[attr] = getattr(obj, name)
+    return out
+
+
+class _FastDispatch:
+    """``visit_``/``leave_`` dispatch looked up once per node type (libcst formats the
+    method name and calls ``getattr`` for every node and every child attribute); the same
+    semantics. Subclasses must call ``super().__init__()``."""
+
+    def _fast_init(self) -> None:
+        self._fv: Dict[type, object] = {}
+        self._fl: Dict[type, object] = {}
+        self._own = _own_methods(type(self))
+        self._va = _attribute_hooks(self, self._own, "visit_")
+        self._la = _attribute_hooks(self, self._own, "leave_")
+
+    def _method(self, name: str):
+        return getattr(self, name) if name in self._own else None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        t = type(node)
+        f = self._fv.get(t, _MISSING)
+        if f is _MISSING:
+            f = self._fv[t] = self._method(f"visit_{t.__name__}")
+        if f is None:
+            return True
+        return f(node) is not False
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if self._va:
+            f = self._va.get(type(node).__name__, {}).get(attribute)
+            if f is not None:
+                f(node)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        if self._la:
+            f = self._la.get(type(original_node).__name__, {}).get(attribute)
+            if f is not None:
+                f(original_node)
+
+
+class FastVisitor(_FastDispatch, cst.CSTVisitor):
+    """``CSTVisitor`` with :class:`_FastDispatch`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._fast_init()
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        t = type(original_node)
+        f = self._fl.get(t, _MISSING)
+        if f is _MISSING:
+            f = self._fl[t] = self._method(f"leave_{t.__name__}")
+        if f is not None:
+            f(original_node)
+
+
+class FastTransformer(_FastDispatch, cst.CSTTransformer):
+    """``CSTTransformer`` with :class:`_FastDispatch`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._fast_init()
+
+    def on_leave(self, original_node, updated_node):
+        t = type(original_node)
+        f = self._fl.get(t, _MISSING)
+        if f is _MISSING:
+            f = self._fl[t] = self._method(f"leave_{t.__name__}")
+        if f is not None:
+            return f(original_node, updated_node)
+        return updated_node
+
+
 @dataclass
 class Binding:
     """A name bound by an import statement to a dotted path."""
@@ -147,12 +245,22 @@ def is_legacy(dotted: Optional[str]) -> bool:
 
 
 class ScopeTracker:
-    """Names bound locally in the enclosing functions (they shadow imports)."""
+    """Names bound locally in the enclosing functions (they shadow imports).
 
-    def __init__(self) -> None:
+    ``known`` maps ``id(function node)`` to ``(node, local_bindings(node))`` computed
+    ahead (by a :class:`BindingsCollector` pass over the same tree); other functions are
+    walked when they are pushed."""
+
+    def __init__(self, known: Optional[Dict[int, tuple]] = None) -> None:
         self.stack: List[Set[str]] = []
+        self.known = known
 
     def push(self, fn: Union[cst.FunctionDef, cst.Lambda]) -> None:
+        if self.known is not None:
+            hit = self.known.get(id(fn))
+            if hit is not None and hit[0] is fn:
+                self.stack.append(hit[1])
+                return
         self.stack.append(local_bindings(fn))
 
     def pop(self) -> None:
@@ -234,3 +342,124 @@ def local_bindings(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
 
     fn.body.visit(V())
     return names
+
+
+def _param_names(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
+    names: Set[str] = set()
+    params = fn.params
+    for p in list(params.params) + list(params.posonly_params) + list(params.kwonly_params):
+        names.add(p.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+class BindingsCollector(FastVisitor):
+    """:func:`local_bindings` of every ``def`` in one pass over a tree, as a side job of
+    a visitor that walks the tree anyway (subclass it and call these ``visit_``/``leave_``
+    methods from yours when you override them).
+
+    Binding events (assignment targets, ``for``/``with``/``except`` names, comprehension
+    and walrus targets, nested ``def``/``class`` names, ``global``) go to the innermost
+    ``def`` body being walked; inside a ``def`` header, a ``class`` or a ``lambda`` they go
+    nowhere, exactly as :func:`local_bindings` does not enter them. A subclass must not
+    prune subtrees other than imports, or the sets are incomplete."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bindings: Dict[int, tuple] = {}  # id(FunctionDef) -> (node, names)
+        self._sinks: List[Optional[Set[str]]] = [None]
+
+    def _bind(self, t) -> None:
+        sink = self._sinks[-1]
+        if sink is None:
+            return
+        if isinstance(t, cst.Name):
+            sink.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                self._bind(el.value)
+        elif isinstance(t, cst.StarredElement):
+            self._bind(t.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
+        sink = self._sinks[-1]
+        if sink is not None:
+            sink.add(node.name.value)
+        self.bindings[id(node)] = (node, _param_names(node))
+        self._sinks.append(None)  # decorators, parameters, annotations
+        return None
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._sinks.append(self.bindings[id(node)][1])
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._sinks.pop()
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._sinks.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
+        sink = self._sinks[-1]
+        if sink is not None:
+            sink.add(node.name.value)
+        self._sinks.append(None)
+        return None
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._sinks.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
+        self._sinks.append(None)
+        return None
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._sinks.pop()
+
+    def visit_Import(self, node: cst.Import) -> Optional[bool]:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> Optional[bool]:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> Optional[bool]:
+        sink = self._sinks[-1]
+        if sink is not None:
+            for n in node.names:
+                sink.discard(n.name.value)
+        return None
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> Optional[bool]:
+        self._bind(node.target)
+        return None
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
+        self._bind(node.target)
+        return None
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> Optional[bool]:
+        self._bind(node.target)
+        return None
+
+    def visit_For(self, node: cst.For) -> Optional[bool]:
+        self._bind(node.target)
+        return None
+
+    def visit_WithItem(self, node: cst.WithItem) -> Optional[bool]:
+        if node.asname is not None:
+            self._bind(node.asname.name)
+        return None
+
+    def visit_CompFor(self, node: cst.CompFor) -> Optional[bool]:
+        self._bind(node.target)
+        return None
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> Optional[bool]:
+        if node.name is not None:
+            self._bind(node.name.name)
+        return None
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> Optional[bool]:
+        self._bind(node.target)
+        return None

@@ -19,16 +19,74 @@ Fix safety
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from upgrader.names import ScopeTracker, collect_imports, dotted_of, is_legacy
+from upgrader.names import (BindingsCollector, ScopeTracker, _param_names, collect_imports,
+                            dotted_of, is_legacy)
 
 CODE = "PU002"
 
 
 def _used_names(module: cst.Module) -> Set[str]:
+    """Names used as values, not shadowed by a local binding of an enclosing function
+    (or lambda). One walk: the functions' local bindings are collected on the way and the
+    shadowing of each use is decided at the end, when they are complete (the same sets
+    ``local_bindings`` computes when a function is entered)."""
+    uses: List[Tuple[str, tuple]] = []
+
+    class V(BindingsCollector):
+        def __init__(self):
+            super().__init__()
+            self.stack: tuple = ()  # the scopes' binding sets, innermost last
+
+        def visit_FunctionDef(self, node):
+            super().visit_FunctionDef(node)
+            self.stack = self.stack + (self.bindings[id(node)][1],)
+
+        def leave_FunctionDef(self, node):
+            self.stack = self.stack[:-1]
+            super().leave_FunctionDef(node)
+
+        def visit_Lambda(self, node):
+            super().visit_Lambda(node)
+            self.stack = self.stack + (_param_names(node),)
+
+        def leave_Lambda(self, node):
+            self.stack = self.stack[:-1]
+            super().leave_Lambda(node)
+
+        def visit_Param(self, node):
+            if node.default is not None:
+                node.default.visit(self)
+            return False
+
+        def visit_Name(self, node):
+            uses.append((node.value, self.stack))
+
+        def visit_Attribute(self, node):
+            d = dotted_of(node)
+            if d and d.startswith("paddle.fluid"):
+                uses.append(("paddle.fluid", ()))
+            node.value.visit(self)  # `.attr` is not a use of a name
+            return False
+
+        def visit_Arg(self, node):
+            node.value.visit(self)  # `keyword=` is not a use of a name
+            return False
+
+    module.visit(V())
+    used: Set[str] = set()
+    for name, stack in uses:
+        if name not in used and not any(name in s for s in stack):
+            used.add(name)
+    return used
+
+
+def _used_names_reference(module: cst.Module) -> Set[str]:
+    """:func:`_used_names` as two walks (``local_bindings`` when a function is entered);
+    kept as the reference the one-walk version is tested against."""
     used: Set[str] = set()
     scope = ScopeTracker()
 

@@ -27,7 +27,7 @@ from typing import List
 
 import libcst as cst
 
-from upgrader.names import dotted_of
+from upgrader.names import BindingsCollector, dotted_of
 
 CODE = "PU202"
 # switching *to* dynamic mode means the program manages its mode; switching back to
@@ -50,25 +50,24 @@ class Facts:
 
 
 def survey(up, module: cst.Module) -> None:
-    """Before rewriting: is this a static program, and where is static API used?"""
+    """Before rewriting: is this a static program, and where is static API used?
+    The same walk computes every function's local bindings for the rewrite's scope
+    tracking (``up.scope.known``)."""
     facts = up.facts
 
-    class V(cst.CSTVisitor):
+    class V(BindingsCollector):
         def __init__(self):
+            super().__init__()
             self.depth_fn = 0
             self.depth_guard = 0
 
-        def visit_Import(self, node):
-            return False
-
-        def visit_ImportFrom(self, node):
-            return False
-
         def visit_FunctionDef(self, node):
             self.depth_fn += 1
+            return super().visit_FunctionDef(node)
 
         def leave_FunctionDef(self, node):
             self.depth_fn -= 1
+            super().leave_FunctionDef(node)
 
         def visit_With(self, node):
             from upgrader.fixers.dygraph_guard import is_guard
@@ -104,7 +103,11 @@ def survey(up, module: cst.Module) -> None:
         # `fix` decide differently once an enclosing guard block is gone
         return e is not None and e.mode == "static" and up.can_apply(e)
 
-    module.visit(V())
+    v = V()
+    module.visit(v)
+    scope = getattr(up, "scope", None)
+    if scope is not None and getattr(scope, "known", False) is None and not scope.stack:
+        scope.known = v.bindings
 
 
 def _is_import(stmt) -> bool:
