@@ -30,12 +30,22 @@ def tool_fingerprint() -> str:
             h.update(str(p.relative_to(pkg)).encode() + b"\0" + p.read_bytes())
         except OSError:
             continue
+    h.update(rules_digest().encode())
+    return h.hexdigest()[:24]
+
+
+def rules_digest() -> str:
+    """``rulebook.load().digest`` from the files' bytes, without parsing them (a warm run
+    then never loads the rule book)."""
     try:
         from upgrader import rulebook
-        h.update(rulebook.load().digest.encode())
-    except Exception as exc:  # an invalid rule book is reported elsewhere
-        h.update(repr(exc).encode())
-    return h.hexdigest()[:24]
+        paths = sorted(rulebook.rules_dir().glob("*.toml"))
+        h = hashlib.sha256()
+        for path in paths:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        return h.hexdigest()[:16]
+    except Exception as exc:  # an unreadable rule book is reported elsewhere
+        return repr(exc)
 
 
 class Cache:
@@ -96,6 +106,73 @@ class Cache:
                 raise
         except (OSError, TypeError, ValueError):
             self.enabled = False  # read-only checkout etc.: run uncached
+
+
+class StatCache:
+    """What the text prefilter said about a file, keyed by the file's ``stat`` (size,
+    mtime and ctime in ns, inode): a warm run skips reading the files it already knows
+    have no legacy marker. One JSON file per ``salt`` (the tool fingerprint and the
+    prefilter's options). A file changed less than :data:`RACY_NS` before it was looked
+    at is not remembered: a second change within the file system's timestamp
+    granularity could keep the same stat."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, root: Path, salt: str, enabled: bool = True):
+        digest = hashlib.sha256(salt.encode()).hexdigest()[:20]
+        self.file = Path(root) / CACHE_DIR_NAME / FORMAT / f"stat-{digest}.json"
+        self.enabled = enabled
+        self.entries: Dict[str, list] = {}
+        self.dirty = False
+        if enabled:
+            try:
+                with open(self.file, encoding="utf-8") as fh:
+                    data = json.load(fh)
+                if isinstance(data, dict):
+                    self.entries = data
+            except (OSError, ValueError):
+                pass
+
+    @staticmethod
+    def _sig(st: os.stat_result) -> list:
+        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+    def get(self, path: str, st: os.stat_result) -> Optional[bool]:
+        e = self.entries.get(path)
+        if e is None or not isinstance(e, list) or len(e) != 5 or e[:4] != self._sig(st):
+            return None
+        return bool(e[4])
+
+    def put(self, path: str, st: os.stat_result, verdict: bool, now_ns: int) -> None:
+        if not self.enabled:
+            return
+        if now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < self.RACY_NS:
+            self.entries.pop(path, None)
+            return
+        e = self._sig(st) + [bool(verdict)]
+        if self.entries.get(path) != e:
+            self.entries[path] = e
+            self.dirty = True
+
+    def save(self, cache: "Cache") -> None:
+        if not (self.enabled and self.dirty):
+            return
+        try:
+            cache._prepare()
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(self.entries, fh, separators=(",", ":"))
+                os.replace(tmp, self.file)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except (OSError, TypeError, ValueError):
+            self.enabled = False
 
 
 def clear(root: Path) -> None:

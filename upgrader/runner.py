@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from upgrader import config as cfg
-from upgrader.cache import Cache
+from upgrader.cache import Cache, StatCache, tool_fingerprint
 from upgrader.files import (MAX_FILE_BYTES, FileError, SourceFile, discover, file_kind,
                             read_source, write_source)
 from upgrader.noqa import apply_noqa
@@ -630,33 +631,46 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
     opts = Options(mode=mode, settings=settings, use_cache=use_cache, cache_root=settings.root,
                    backup_dir=Path(backup_dir).resolve() if backup_dir else None,
                    max_bytes=max_bytes, prefilter=prefilter)
-    markers = legacy_markers()
+    markers: Optional[Tuple[str, ...]] = None  # loaded only if a file must be read
+    noqa_flag = settings.report_unused_noqa
+    stats = StatCache(settings.root, f"{tool_fingerprint()}\0noqa={bool(noqa_flag)}",
+                      enabled=use_cache and prefilter)
+    now_ns = time.time_ns()
     results: Dict[int, FileResult] = {}
     tasks: List[Tuple[int, str]] = []
     for i, p in enumerate(files):
         path = str(p)
         if prefilter:
+            kind = file_kind(p)
             try:
-                size = os.path.getsize(p)
+                st = os.stat(path)
+                size = st.st_size
                 if size > max_bytes:
                     raise FileError(p, None, f"file too large ({size // 1024} KiB > "
                                     f"{max_bytes // 1024} KiB); skipped")
-                with open(p, "rb") as fh:
-                    raw = fh.read()
+                key = os.path.abspath(path) if stats.enabled else path
+                candidate = stats.get(key, st) if stats.enabled else None
+                if candidate is None:
+                    with open(path, "rb") as fh:
+                        raw = fh.read()
+                    if kind == "shell":
+                        candidate = b"paddle.distributed" in raw
+                    else:
+                        if markers is None:
+                            markers = legacy_markers()
+                        candidate = is_candidate(raw, markers, noqa=noqa_flag)
+                    stats.put(key, st, candidate, now_ns)
             except (FileError, OSError) as exc:
-                fr = FileResult(path=path, kind=file_kind(p))
+                fr = FileResult(path=path, kind=kind)
                 fr.error(exc.message if isinstance(exc, FileError)
                          else f"cannot read: {exc.strerror or exc}")
                 results[i] = fr
                 continue
-            if file_kind(p) == "shell":
-                candidate = b"paddle.distributed" in raw
-            else:
-                candidate = is_candidate(raw, markers, noqa=settings.report_unused_noqa)
             if not candidate:
-                results[i] = FileResult(path=path, kind=file_kind(p), skipped="no legacy marker")
+                results[i] = FileResult(path=path, kind=kind, skipped="no legacy marker")
                 continue
         tasks.append((i, path))
+    stats.save(Cache(settings.root, enabled=use_cache))
     jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     jobs = min(jobs, len(tasks)) if tasks else 1
     bar = _progress(len(tasks), progress)
@@ -714,6 +728,13 @@ def _run_serial(tasks, opts: Options, results: Dict[int, FileResult], step) -> b
 
 def _run_pool(tasks, opts: Options, results: Dict[int, FileResult], jobs: int, step) -> bool:
     import multiprocessing
+    try:  # forked workers inherit the imported engine and the loaded rule book
+        _engine()
+        from upgrader import rulebook
+        rulebook.load()
+        legacy_markers()
+    except Exception:  # pragma: no cover - each worker reports its own problem
+        pass
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() \
         else None
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
