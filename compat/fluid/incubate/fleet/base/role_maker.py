@@ -64,17 +64,47 @@ class PaddleCloudRoleMaker(RoleMakerBase):
         eps = os.getenv("PADDLE_TRAINER_ENDPOINTS", "")
         self._worker_endpoints = [e for e in eps.split(",") if e] or ["127.0.0.1:6170"]
         self._current_endpoint = os.getenv("PADDLE_CURRENT_ENDPOINT", self._worker_endpoints[0])
+        if not self._is_collective:  # 1.x parameter-server variables (server list)
+            servers = os.getenv("PADDLE_PSERVERS_IP_PORT_LIST", "")
+            self._server_endpoints = [e for e in servers.split(",") if e]
 
 
 @legacy("paddle.fluid.incubate.fleet.base.role_maker.UserDefinedRoleMaker",
         replacement="paddle.distributed.fleet.UserDefinedRoleMaker")
 class UserDefinedRoleMaker(RoleMakerBase):
+    """As 1.8: the arguments are checked, and the role maker knows no worker endpoints
+    (``fleet.worker_endpoints()`` is ``[]``); ``server_endpoints`` are the servers'."""
+
     def __init__(self, current_id=0, role=Role.WORKER, worker_num=0, server_endpoints=None):
         super().__init__()
+        if not isinstance(server_endpoints, list):
+            raise TypeError("server_endpoints must be as string list")
+        if len(server_endpoints) <= 0:
+            raise ValueError("the length of server_endpoints list must be greater than 0")
+        if len(server_endpoints) != len(set(server_endpoints)):
+            raise ValueError("server_endpoints can't have duplicate elements")
+        if not all(isinstance(e, str) for e in server_endpoints):
+            raise TypeError("every element in server_endpoints list must be as string")
+        if role != Role.WORKER and role != Role.SERVER:
+            raise TypeError("role must be as Role")
+        if not isinstance(current_id, int):
+            raise TypeError("current_id must be as int")
+        if current_id < 0:
+            raise ValueError("current_id must be greater than or equal to 0")
+        if role == Role.SERVER and current_id >= len(server_endpoints):
+            raise ValueError("if role is Role.SERVER, current_id must be less than or equal "
+                             "to len(server_endpoints) - 1")
+        if not isinstance(worker_num, int):
+            raise TypeError("worker_num must be as int")
+        if worker_num <= 0:
+            raise ValueError("worker_num must be greater than 0")
         self._current_id = current_id
         self._role = role
-        self._worker_endpoints = ["127.0.0.1:%d" % (6170 + i) for i in range(max(1, worker_num))]
-        self._server_endpoints = server_endpoints or []
+        self._worker_num = worker_num
+        self._server_endpoints = server_endpoints
+
+    def worker_num(self):
+        return self._worker_num
 
 
 @legacy("paddle.fluid.incubate.fleet.base.role_maker.UserDefinedCollectiveRoleMaker",

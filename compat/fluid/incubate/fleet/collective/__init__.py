@@ -3,7 +3,8 @@
 ``fleet.init(role_maker)``, ``fleet.distributed_optimizer(optimizer, strategy)``,
 ``optimizer.minimize(loss)``, ``fleet.main_program`` / ``fleet.startup_program``,
 ``fleet.worker_index()`` / ``worker_num()`` / ``is_first_worker()`` /
-``worker_endpoints()``, ``fleet.save_inference_model`` / ``save_persistables``.
+``worker_endpoints()``, ``server_num()`` / ``server_index()`` /
+``server_endpoints()`` (the role maker's), ``fleet.save_inference_model`` / ``save_persistables``.
 
 With one trainer the optimizer is the plain one and the program runs as written. With
 several trainers (``paddle.distributed.launch``), today's static fleet optimizers only
@@ -73,13 +74,13 @@ class _Fleet(object):
         return self._role_maker.worker_num() if self._role_maker else 1
 
     def is_worker(self):
-        return True
+        return self._role_maker.is_worker() if self._role_maker else True
 
     def is_server(self):
-        return False
+        return self._role_maker.is_server() if self._role_maker else False
 
     def is_first_worker(self):
-        return self.worker_index() == 0
+        return self._role_maker.is_first_worker() if self._role_maker else True
 
     def worker_endpoints(self, to_string=False):
         eps = self._role_maker.get_trainer_endpoints() if self._role_maker else []
