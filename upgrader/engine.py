@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import PositionProvider
+from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from upgrader import fixers, noqa
@@ -171,14 +172,48 @@ def _is_statement(t: type) -> bool:
     return r
 
 
+class _SyntacticPosition:
+    """``PositionProvidingCodegenState.record_syntactic_position`` as a plain context
+    manager (libcst's is a generator-based one, entered for most nodes)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state, node, start_node, end_node):
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = CodePosition(self.state.line, self.state.column)
+
+    def __exit__(self, *exc) -> bool:
+        state = self.state
+        computed = state.provider._computed
+        start = computed[self.start_node].start if self.start_node is not None else self.start
+        end = computed[self.end_node].end if self.end_node is not None else \
+            CodePosition(state.line, state.column)
+        computed[self.node] = CodeRange(start, end)
+        return False
+
+
+class _PositionState(PositionProvidingCodegenState):
+    """libcst's position-recording code generation, same results, less overhead."""
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _SyntacticPosition(self, node, start_node, end_node)
+
+    def _update_position(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            super()._update_position(value)
+        else:
+            self.column += len(value)
+
+
 def positions(module: cst.Module) -> Dict[cst.CSTNode, "CodeRange"]:
     """``PositionProvider``'s positions of every node of ``module``, computed directly:
     one code generation pass (``MetadataWrapper`` adds an empty visit of the whole tree
     for the batchable providers it does not have)."""
     provider = PositionProvider()
-    state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                          default_newline=module.default_newline,
-                                          provider=provider)
+    state = _PositionState(default_indent=module.default_indent,
+                           default_newline=module.default_newline, provider=provider)
     module._codegen(state)
     return provider._computed
 
