@@ -23,7 +23,7 @@ from compat import LegacyAPIError
 from compat import _runtime
 from compat._runtime import manual_error, registry
 
-__all__ = ["build", "resolve", "UNSET", "apply_act", "clear_cache"]
+__all__ = ["build", "resolve", "UNSET", "apply_act", "clear_cache", "same_as_meta"]
 
 
 class _Unset(object):
@@ -523,9 +523,10 @@ def _make_class(e, target):
                 _runtime.warn_once(name, None, 3)
             target.__init__(self, *args, **kwargs)
         attrs["__init__"] = __init__
-    if e.rename_only:
+    if e.rename_only:  # the same class as its target under a 1.x name
         try:
-            return _same_as_meta(type(target))(clsname, (target,), dict(attrs, __compat_same_as__=target))
+            return same_as_meta(type(target))(clsname, (target,),
+                                              dict(attrs, __compat_same_as__=target))
         except TypeError:
             pass
     try:
@@ -540,11 +541,14 @@ def _make_class(e, target):
 _same_as_metas: Dict[type, type] = {}
 
 
-def _same_as_meta(meta):
-    """A metaclass for the class of a renamed 1.x class (``rename_only``): the class
-    itself answers ``isinstance``/``issubclass`` as its target does (1.x's
-    ``isinstance(opt, fluid.optimizer.Optimizer)`` holds for every optimizer), its user
-    subclasses answer as usual."""
+def same_as_meta(meta: type = type) -> type:
+    """The metaclass (derived from *meta*, the target's own metaclass) of a 1.x class that
+    is its target under another name: a class whose ``__compat_same_as__`` names a class
+    (or a tuple of classes) answers ``isinstance``/``issubclass`` exactly as that target
+    does, as the one 1.x class did (``isinstance(fluid.dygraph.Linear(3, 2),
+    fluid.dygraph.Layer)``, ``isinstance(opt, fluid.optimizer.Optimizer)`` for every
+    optimizer). Classes that only inherit ``__compat_same_as__`` (user subclasses such as
+    ``class Net(fluid.dygraph.Layer)``) answer as usual."""
     got = _same_as_metas.get(meta)
     if got is None:
         def __instancecheck__(cls, obj):
@@ -559,8 +563,9 @@ def _same_as_meta(meta):
                 return issubclass(sub, same)
             return meta.__subclasscheck__(cls, sub)
 
-        got = _same_as_metas[meta] = type("SameAs" + meta.__name__, (meta,), {
-            "__instancecheck__": __instancecheck__, "__subclasscheck__": __subclasscheck__})
+        got = _same_as_metas[meta] = type("Legacy" + meta.__name__, (meta,), {
+            "__module__": __name__, "__instancecheck__": __instancecheck__,
+            "__subclasscheck__": __subclasscheck__})
     return got
 
 
