@@ -16,10 +16,13 @@ ops' ``cond`` output; every other name is generated from the rule database.
 
 These are static-graph constructs, as in 1.x; dygraph code uses Python control flow.
 
-Nesting (a ``While`` or ``Switch`` inside a ``While`` body or a ``Switch`` case) raises
-``LegacyAPIError``: Paddle 3.3.1's PIR executor keeps an in-place write made in a
-nested block only for variables of the block right around it, so a write to a
-variable of the program (``assign(x, total)`` two blocks down) would silently be lost.
+Nesting works too: Paddle 3.3.1's PIR executor keeps an in-place write made in a
+nested block only for variables of the block right around it (a write two blocks down
+is lost), so when a ``While`` or ``Switch`` case has been built, each variable of an
+outer block that it writes in place is relayed through a copy in the block around it
+(copied before the op, the copy written inside, written back after the op). A tensor
+array (``create_array``) written two blocks down cannot be copied on PIR: that raises
+``LegacyAPIError`` (unrelayed, the run would fail).
 """
 from __future__ import annotations
 
@@ -79,40 +82,75 @@ def _static_only(name):
                            "dygraph code use Python control flow")
 
 
-_open_blocks = []  # the While bodies / Switch cases being built, innermost last
+def _walk(op):
+    for blk in op.blocks():
+        for inner in blk.ops:
+            yield inner
+            yield from _walk(inner)
 
 
-def _enter_block(name):
-    if _open_blocks:
+def _blocks(op, out):
+    for blk in op.blocks():
+        out.append(blk)
+        for inner in blk.ops:
+            _blocks(inner, out)
+    return out
+
+
+def _relay_deep_writes(op, name):
+    """Relay the in-place writes that ``op``'s blocks make to variables defined outside
+    the block holding ``op`` (see the module docstring)."""
+    from paddle.base.libpaddle import pir as P
+    here = op.get_parent_block()
+    near = _blocks(op, [here])
+
+    def is_near(v):
+        d = v.get_defining_op()
+        return d is None or any(d.get_parent_block() == b for b in near)
+
+    written = []
+    for inner in _walk(op):
+        n = inner.name()
+        if not n.endswith("_") or n.startswith(("cf.", "builtin.")):
+            continue
+        for v in inner.operands_source():
+            if not is_near(v) and not any(v.is_same(w) for w in written):
+                written.append(v)
+    try:
+        for v in written:
+            P.set_insertion_point(op)
+            copy = paddle.assign(v)
+            for inner in _walk(op):
+                for i in range(inner.num_operands()):
+                    if inner.operand_source(i).is_same(v):
+                        inner.operand(i).set_source(copy)
+            P.set_insertion_point_after(op)
+            paddle.assign(copy, v)
+    except Exception as exc:
         raise manual_error(
             "paddle.fluid.layers." + name,
-            "nested in a %s block: on Paddle %s's PIR, in-place writes (assign(x, output), "
-            "increment, array_write) made two blocks down to variables of the enclosing "
-            "program are lost; write the loop with paddle.static.nn.while_loop / "
-            "paddle.static.nn.cond and explicit loop variables" % (_open_blocks[-1],
-                                                                   paddle.__version__))
-    _open_blocks.append(name)
+            "a nested block writes a variable of an outer block that cannot be relayed "
+            "(%s: %s); write the loop with paddle.static.nn.while_loop / "
+            "paddle.static.nn.cond and explicit loop variables" % (type(exc).__name__, exc))
+    finally:
+        P.set_insertion_point_to_block_end(here)
 
 
 class _Tracked(object):
-    """A block guard that records that a 1.x block is being built."""
+    """A 1.x block's guard; on a clean exit the op it built gets its deep writes relayed."""
 
     def __init__(self, name, guard):
         self._name, self._guard = name, guard
 
     def __enter__(self):
-        _enter_block(self._name)
-        try:
-            return self._guard.__enter__()
-        except BaseException:
-            _open_blocks.pop()
-            raise
+        return self._guard.__enter__()
 
     def __exit__(self, exc_type, exc_val, exc_tb):
-        try:
-            return self._guard.__exit__(exc_type, exc_val, exc_tb)
-        finally:
-            _open_blocks.pop()
+        out = self._guard.__exit__(exc_type, exc_val, exc_tb)
+        if exc_type is None:
+            from paddle.base.libpaddle import pir as P
+            _relay_deep_writes(P.get_current_insertion_point().block().ops[-1], self._name)
+        return out
 
 
 @_cf("While", "paddle.static.nn.while_loop")
