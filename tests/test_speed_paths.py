@@ -235,3 +235,47 @@ def test_no_cache_writes_no_stat_cache(tmp_path, later):
     root = write(tmp_path / "t", CLEAN)
     _run(root, use_cache=False)
     assert not list(root.rglob("stat-*.json"))
+
+
+# ------------------------------------------------------------ remaining after a fix
+
+def _programs():
+    import json as _json
+    out = [p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("fixtures/PU*/*.in.py"))]
+    out += [p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("fixtures/programs/*.py"))]
+    return out
+
+
+@pytest.mark.parametrize("settings", [cfg.Settings(), cfg.Settings(unsafe_fixes=True),
+                                      cfg.Settings(report_unused_noqa=True),
+                                      cfg.Settings(select=["PU1", "PU2"], ignore=["PU202"])],
+                         ids=["default", "unsafe", "noqa", "select"])
+def test_remaining_after_fix_is_a_fresh_check_of_the_output(settings):
+    """What fix reports as left equals a check of the code it wrote (the engine is not run
+    again on an output with no legacy marker)."""
+    skipped = 0
+    for text in _programs():
+        out = runner.upgrade_python(text, settings, "x.py", True)
+        if not out.changed:
+            continue
+        fresh = runner.upgrade_python(out.new_text, settings, "x.py", False)
+        assert out.remaining == fresh.findings
+        skipped += not runner.is_candidate(out.new_text, runner.legacy_markers(),
+                                           noqa=settings.report_unused_noqa)
+    assert skipped  # the fast path was taken at least once
+
+
+def test_remaining_after_fix_on_generated_programs():
+    from hypothesis import HealthCheck, Phase, given, settings as hsettings
+    from strategies import legacy_programs
+
+    @hsettings(max_examples=30, derandomize=True, database=None, deadline=None,
+               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(legacy_programs())
+    def check(program):
+        s = cfg.Settings()
+        out = runner.upgrade_python(program.code, s, "x.py", True)
+        if out.changed:
+            assert out.remaining == runner.upgrade_python(out.new_text, s, "x.py", False).findings
+
+    check()
