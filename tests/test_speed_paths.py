@@ -279,3 +279,27 @@ def test_remaining_after_fix_on_generated_programs():
             assert out.remaining == runner.upgrade_python(out.new_text, s, "x.py", False).findings
 
     check()
+
+
+@pytest.mark.parametrize("mode", ["check", "diff"])
+def test_warm_run_with_workers_reads_the_cache_in_the_parent(tmp_path, later, mode):
+    files = {**legacy_files(), **CLEAN}
+    root = write(tmp_path / "t", files)
+    s = cfg.Settings(root=root)
+    cold = runner.run([root], mode=mode, settings=s, jobs=2, use_cache=True)
+    warm = runner.run([root], mode=mode, settings=s, jobs=2, use_cache=True)
+    plain = runner.run([root], mode=mode, settings=s, jobs=2, use_cache=False)
+    processed = [r for r in warm.files if not r.skipped and not r.errors]
+    assert processed and all(r.cached for r in processed)
+    assert key_of(warm) == key_of(cold) == key_of(plain)
+
+
+def test_import_upgrader_does_not_import_the_engine():
+    import subprocess
+    import sys
+    code = ("import sys, upgrader, upgrader.cli, upgrader.runner; "
+            "print('libcst' in sys.modules); from upgrader import upgrade_source; "
+            "print(upgrade_source.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.split()
+    assert out == ["False", "upgrader.engine"]

@@ -694,7 +694,15 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
             bar.start()
             task_id = bar.add_task("files", total=len(tasks))
         step = (lambda: bar.advance(task_id)) if bar else (lambda: None)
-        if jobs <= 1:
+        if jobs > 1 and use_cache:
+            # results already in the cache are read here: no worker pool for a warm run
+            tasks, stopped = _cached_first(tasks, opts, results, step)
+            jobs = min(jobs, len(tasks)) if tasks else 1
+            if stopped:
+                report.interrupted, tasks = True, []
+        if not tasks:
+            pass
+        elif jobs <= 1:
             report.interrupted = _run_serial(tasks, opts, results, step)
         else:
             report.interrupted = _run_pool(tasks, opts, results, jobs, step)
@@ -703,6 +711,37 @@ def run(paths: Iterable, *, mode: str = "check", settings: Optional[cfg.Settings
             bar.stop()
     report.files = [results[i] for i in sorted(results)]
     return report
+
+
+def _cached_first(tasks, opts: Options, results: Dict[int, FileResult], step) -> list:
+    """Process the files whose result is in the cache (cheap) in this process; return the
+    others. A file that cannot be read is left to the normal path (which reports it)."""
+    settings = opts.settings
+    cache = Cache(opts.cache_root or settings.root, enabled=opts.use_cache)
+    mode = "check" if opts.mode == "check" else "fix"
+    rest = []
+    _stop_requested = False
+    try:
+        for n, (i, path) in enumerate(tasks):
+            try:
+                sf = read_source(path, max_bytes=opts.max_bytes)
+            except FileError:
+                rest.append((i, path))
+                continue
+            kind = file_kind(Path(path))
+            key = cache.key(sf.raw, kind, mode, settings.fingerprint(path), path)
+            if not cache._path(key).is_file():
+                rest.append((i, path))
+                continue
+            results[i] = process_file(path, opts, sf)
+            step()
+            if _stop_requested:
+                return rest + list(tasks[n + 1:]), True
+    except KeyboardInterrupt:
+        return rest, True
+    finally:
+        _stop_requested = False
+    return rest, False
 
 
 def _run_serial(tasks, opts: Options, results: Dict[int, FileResult], step) -> bool:
