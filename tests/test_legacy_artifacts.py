@@ -303,3 +303,39 @@ def test_artifacts_and_goldens_reproduce_on_paddle_1_8_5():
         "Paddle 1.8.5 no longer writes the committed artifacts or loads them as the goldens "
         "say (re-record with `make legacy-artifacts` if the programs changed):\n"
         + proc.stdout[-3000:] + proc.stderr[-2000:])
+
+
+def _record_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "record_legacy_artifacts", ROOT / "tools" / "record_legacy_artifacts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_verify_compares_parameter_files_as_arrays(tmp_path):
+    """--verify accepts a last-bit rounding difference in a saved parameter (another CPU)
+    and still reports a real change of value, shape or file."""
+    import shutil
+    tool = _record_tool()
+    saved = BASE / "saved"
+    copy = tmp_path / "saved"
+    shutil.copytree(saved, copy)
+    assert tool.compare_trees(str(saved), str(copy)) == []
+
+    target = copy / "params" / "fc_0.w_0"
+    data = bytearray(target.read_bytes())
+    data[-4] ^= 0x01  # lowest mantissa bit of the last float32 (little endian: its first byte)
+    target.write_bytes(bytes(data))
+    assert tool.compare_trees(str(saved), str(copy)) == []
+
+    data[-2] ^= 0x40  # a high mantissa bit: a change well above rounding
+    target.write_bytes(bytes(data))
+    problems = tool.compare_trees(str(saved), str(copy))
+    assert len(problems) == 1 and problems[0].startswith("params/fc_0.w_0 differs")
+
+    shutil.copy(saved / "params" / "fc_0.w_0", target)
+    (copy / "params" / "fc_0.b_0").write_bytes((saved / "params" / "fc_0.w_0").read_bytes())
+    problems = tool.compare_trees(str(saved), str(copy))
+    assert problems and "fc_0.b_0" in problems[0]
