@@ -24,9 +24,11 @@ from proof.cases import (ROOT, Case, collect, golden_record, golden_status, load
 from proof.runner import LEGACY_PYTHON, legacy_engine, run_programs
 from upgrader.rulebook import load
 
-#: re-running 1.8.5 on the same inputs must reproduce the golden (CPU kernels are
-#: deterministic; the slack only absorbs summation-order noise of threaded kernels)
-VERIFY_RTOL, VERIFY_ATOL = 1e-6, 1e-7
+#: re-running 1.8.5 on the same inputs must reproduce the golden within the tolerance the
+#: proof judges by (rtol 1e-5, atol 1e-6): on one CPU the kernels are deterministic, but
+#: another CPU takes other vector kernels, whose summation order moves sums that nearly
+#: cancel by a few float32 ulps (seen: conv3d, 1.2e-7 on -0.01508, rel. 8e-6)
+VERIFY_RTOL, VERIFY_ATOL = snippets.DEFAULT_RTOL, snippets.DEFAULT_ATOL
 
 
 def select(cases: List[Case], names: Sequence[str]) -> List[Case]:
