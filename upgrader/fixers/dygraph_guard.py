@@ -16,7 +16,9 @@ Example
 
 Fix safety
     Safe. Comments on the ``with`` line are kept above the first statement of the body.
-    ``with guard() as g`` and multi-item ``with`` statements are left for a manual rewrite.
+    ``with guard() as g`` keeps ``g = None`` (1.8's guard yields nothing, checked on
+    1.8.5); a target that is not a plain name, ``async with`` and multi-item ``with``
+    statements are left for a manual rewrite.
 """
 from __future__ import annotations
 
@@ -47,9 +49,14 @@ def is_guard(up, node: cst.With) -> bool:
 def rewrite(up, original: cst.With, updated: cst.With):
     call = _guard_call(up, original)
     # the guard call itself is not rewritten as a call
-    if original.items[0].asname is not None or original.asynchronous is not None:
-        up.report(original, CODE, "`fluid.dygraph.guard()` bound with `as`: remove the block by "
-                  "hand (dynamic mode is the default)", "paddle.fluid.dygraph.guard", "", "manual")
+    asname = original.items[0].asname
+    bound = None
+    if asname is not None and isinstance(asname.name, cst.Name):
+        bound = asname.name.value
+    if (asname is not None and bound is None) or original.asynchronous is not None:
+        up.report(original, CODE, "`fluid.dygraph.guard()` bound to a target that is not a "
+                  "plain name (or `async with`): remove the block by hand (dynamic mode is "
+                  "the default)", "paddle.fluid.dygraph.guard", "", "manual")
         return updated
     if not up.opts.enabled(CODE) or up.suppressed(up.pos(original)[0], CODE):
         return updated
@@ -72,6 +79,9 @@ def rewrite(up, original: cst.With, updated: cst.With):
         expr = cst.Call(func=cst.parse_expression("paddle.set_device"),
                         args=[cst.Arg(value=place_args[0].value)])
         prefix.append(cst.SimpleStatementLine(body=[cst.Expr(expr)]))
+    if bound is not None:
+        # 1.8's guard() is a generator context manager that yields nothing: `as g` bound None
+        prefix.append(cst.parse_statement("%s = None\n" % bound))
     mixed = up.facts.static_outside_guard
     if mixed:
         # a static program: dynamic mode for this block only, restored even on error
