@@ -19,7 +19,7 @@ Fix safety
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -193,7 +193,10 @@ class _Remover(cst.CSTTransformer):
     def __init__(self, remove: Set[int], needs_paddle: bool):
         self.remove = remove
         self.needs_paddle = needs_paddle
-        self.placeholders: Set[int] = set()
+        # id -> the placeholder itself: holding it keeps its id from being reused by a node
+        # built later in the walk (an emptied line is dropped, its placeholder freed, and a
+        # rebuilt docstring could land at the same address and be dropped as "emptied")
+        self.placeholders: Dict[int, cst.Pass] = {}
         self.first_removed_index: Optional[int] = None
         self.depth = 0
         self.index = -1
@@ -221,7 +224,7 @@ class _Remover(cst.CSTTransformer):
             return updated
         if not names:
             placeholder = cst.Pass()
-            self.placeholders.add(id(placeholder))
+            self.placeholders[id(placeholder)] = placeholder
             return placeholder
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(names=names)
