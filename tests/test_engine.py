@@ -243,7 +243,7 @@ def test_pool2d_non_literal_type_is_manual():
 
 
 def test_save_load_dygraph_keep_1x_files():
-    code = ("import paddle.fluid as fluid\n\nmodel = Net()\nopt = fluid.optimizer.Adam(parameter_list=model.parameters())\n"
+    code = ("import paddle.fluid as fluid\n\nclass Net(fluid.dygraph.Layer):\n    pass\n\nmodel = Net()\nopt = fluid.optimizer.Adam(parameter_list=model.parameters())\n"
             "fluid.save_dygraph(model.state_dict(), 'ckpt/m')\nfluid.save_dygraph(opt.state_dict(), path)\n"
             "p, o = fluid.load_dygraph('ckpt/m.pdparams')\n")
     out = fixed(code)
@@ -257,6 +257,16 @@ def test_save_load_dygraph_keep_1x_files():
 def test_save_dygraph_of_unknown_dict_is_manual():
     r = up("import paddle.fluid as fluid\nfluid.save_dygraph(state, 'm')\n")
     assert r.findings[0].fix == "manual"
+
+
+def test_save_dygraph_of_a_helper_result_is_manual():
+    """An optimizer made by a helper function must not be saved over the model's
+    .pdparams file: the origin of the state dict is unknown, so the call is manual."""
+    for origin in ("make_optimizer(model)", "ImportedNet()", "self.build()"):
+        r = up("import paddle.fluid as fluid\n"
+               f"obj = {origin}\nfluid.save_dygraph(obj.state_dict(), 'm')\n")
+        save = [f for f in r.findings if "save_dygraph" in f.legacy]
+        assert save and save[0].fix == "manual", origin
 
 
 def test_full_reduction_keeps_1x_shape_1():

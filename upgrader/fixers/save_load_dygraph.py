@@ -17,9 +17,12 @@ Example
 
 Fix safety
     Safe when the saved state dict is ``<name>.state_dict()`` and ``<name>`` is assigned
-    in the file from a legacy optimizer (→ ``.pdopt``) or from anything else (a layer,
-    → ``.pdparams``). Any other argument is reported for a manual rewrite, because 1.x
-    chose the suffix at run time from the dict's contents. A literal path ending in
+    in the file from a legacy optimizer (→ ``.pdopt``), a legacy layer class or a class of
+    the file derived from a Layer (→ ``.pdparams``). Anything else (a helper function's
+    result, a class imported from elsewhere) is reported for a manual rewrite, because
+    1.x chose the suffix at run time from the dict's contents (``.pdparams`` when its
+    first value is a parameter): guessing would write an optimizer's state over the
+    model's file. A literal path ending in
     ``.pdparams``/``.pdopt`` is stripped the way 1.x stripped it.
 """
 from __future__ import annotations
@@ -44,7 +47,11 @@ def _assignments(up) -> Dict[str, Optional[str]]:
         def visit_Assign(self, node: cst.Assign):
             if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 name = node.targets[0].target.value
-                d = up.resolve_dotted(node.value.func) if isinstance(node.value, cst.Call) else None
+                d = None
+                if isinstance(node.value, cst.Call):
+                    d = up.resolve_dotted(node.value.func)
+                    if d is None and isinstance(node.value.func, cst.Name):
+                        d = "local:" + node.value.func.value  # a class of this module?
                 out[name] = d or ""
 
     up.module.visit(V())
@@ -52,14 +59,55 @@ def _assignments(up) -> Dict[str, Optional[str]]:
     return out
 
 
+LAYER_BASES = ("paddle.fluid.dygraph.Layer", "paddle.fluid.dygraph.layers.Layer", "paddle.nn.Layer")
+
+
+def _layer_classes(up) -> set:
+    """Names of the classes defined in the module that derive from a Layer (1.x or today's),
+    directly or through another such class of the module."""
+    cached = getattr(up, "_layer_class_cache", None)
+    if cached is not None:
+        return cached
+    bases: Dict[str, list] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef):
+            bases[node.name.value] = [a.value for a in node.bases]
+
+    up.module.visit(V())
+    found: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, exprs in bases.items():
+            if name in found:
+                continue
+            for e in exprs:
+                if (isinstance(e, cst.Name) and e.value in found) or up.resolve_dotted(e) in LAYER_BASES:
+                    found.add(name)
+                    changed = True
+                    break
+    up._layer_class_cache = found
+    return found
+
+
+def _is_legacy_layer(up, dotted: str) -> bool:
+    entry = up.rules.lookup(dotted)
+    return entry is not None and entry.kind == "class" and entry.target.startswith("paddle.nn.")
+
+
 def _suffix_for(up, state: cst.BaseExpression) -> Optional[str]:
     if not (isinstance(state, cst.Call) and isinstance(state.func, cst.Attribute)
             and state.func.attr.value == "state_dict" and isinstance(state.func.value, cst.Name)):
         return None
     origin = _assignments(up).get(state.func.value.value)
-    if origin is None:
+    if not origin:
         return None
-    return ".pdopt" if origin.startswith("paddle.fluid.optimizer") else ".pdparams"
+    if origin.startswith("paddle.fluid.optimizer."):
+        return ".pdopt"
+    if origin.startswith("local:"):
+        return ".pdparams" if origin[len("local:"):] in _layer_classes(up) else None
+    return ".pdparams" if _is_legacy_layer(up, origin) else None
 
 
 def _path_expr(path: cst.BaseExpression) -> cst.BaseExpression:
