@@ -19,7 +19,9 @@ Example
 
 Fix safety
     Safe when ``pool_type`` and ``global_pooling`` are literals; otherwise the call is left
-    for a manual rewrite. ``use_cudnn`` has no effect on results and is dropped.
+    for a manual rewrite. Average pooling with ``ceil_mode`` set (or not a literal) and
+    ``exclusive=False`` is manual too: 1.8 divided the ceil-extended last window by the
+    full kernel size, today's ``avg_pool2d`` by its clipped size. ``use_cudnn`` has no effect on results and is dropped.
 """
 from __future__ import annotations
 
@@ -74,6 +76,16 @@ def plan(entry, call: cst.Call):
         size, size_src = _value(bound, entry, "pool_size")
         if literal(size_src) == ("ok", -1):
             return Manual("pool_size=-1 is only valid with global_pooling=True")
+        if t == "avg":
+            ceil = literal(_value(bound, entry, "ceil_mode")[1])
+            exclusive = literal(_value(bound, entry, "exclusive")[1])
+            if ceil != ("ok", False) and exclusive != ("ok", True):
+                return Manual(
+                    "average pooling with ceil_mode and exclusive=False: 1.8 divided every window by "
+                    "the full kernel size, today's avg_pool2d divides the last, ceil-extended window by "
+                    "its clipped size (checked on 1.8.5 and 3.3.1); pad by hand, e.g. "
+                    "avg_pool2d(F.pad(x, [p, p + e, p, p + e]), k, s, 0) with "
+                    "e = (out - 1) * s + k - (in + 2 * p)")
         kwargs.append(("kernel_size", size))
         kwargs.append(("stride", _value(bound, entry, "pool_stride")[0]))
         kwargs.append(("padding", _value(bound, entry, "pool_padding")[0]))
