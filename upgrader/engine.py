@@ -50,6 +50,7 @@ RULE_NAMES = {
     "PU212": "data-parallel",
     "PU213": "program-translator",
     "PU214": "lr-scheduler-step",
+    "PU215": "backward-accumulation",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
@@ -448,6 +449,7 @@ class Upgrader(FastTransformer):
             updated = fixers.program_clone.check_call(self, original, updated)
             updated = fixers.fetch_by_name.check_call(self, original, updated)
             updated = fixers.optimizer_methods.check_call(self, original, updated)
+            updated = fixers.backward_accumulation.check_call(self, original, updated)
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated
@@ -558,7 +560,7 @@ def todo_text(code: str, message: str, legacy: str) -> str:
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
     short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
-    if code in ("PU001", "PU003"):
+    if code in ("PU001", "PU003", "PU215"):
         short = code  # no entry to explain: point at the rule itself
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"

@@ -196,6 +196,11 @@ def _from_paddle_names(text: str, start: int) -> str:
     return "\n".join(out)
 
 
+#: the TODO of a follow-up in code with no legacy name left (PU215: gradients that are
+#: never cleared): `check` of upgraded code must still see it
+FOLLOWUP_MARKER = "TODO(paddle-upgrade): PU215"
+
+
 def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
     """Whether ``data`` (bytes or str) may use legacy API: it mentions ``fluid``
     (however imported: ``paddle.fluid``, ``from paddle import fluid``,
@@ -208,6 +213,8 @@ def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
     text = data.decode("latin-1") if isinstance(data, (bytes, bytearray)) else data
     if "fluid" in text:
         return True
+    if FOLLOWUP_MARKER in text:
+        return True  # upgraded code with a follow-up only the engine can re-check (PU215)
     if not text.isascii():
         # Python NFKC-normalises identifiers: `import paddle.ｆluid` imports paddle.fluid
         uni = data.decode("utf-8", "ignore") if isinstance(data, (bytes, bytearray)) else data
