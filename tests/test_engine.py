@@ -309,3 +309,30 @@ def test_elementwise_axis_keeps_1x_broadcasting():
     assert "b = paddle.multiply(img, s)" in out
     r = up("import paddle.fluid as fluid\nc = fluid.layers.elementwise_mul(f(img), s, axis=1)\n")
     assert r.findings[0].fix == "manual"
+
+
+def test_module_alias_resolves_like_an_import():
+    """`layers = fluid.layers` at the top level: check sees every use, fix rewrites them
+    and drops the alias and the import (check once called such a file clean)."""
+    code = ("import paddle.fluid as fluid\nlayers = fluid.layers\n\n"
+            "def net(x):\n    return layers.reduce_mean(layers.relu(x))\n")
+    found = up(code).findings
+    assert {f.legacy for f in found} >= {"paddle.fluid.layers.relu", "paddle.fluid.layers.reduce_mean"}
+    out = fixed(code)
+    assert "fluid" not in out and "layers = " not in out
+    assert "paddle.atleast_1d(paddle.mean(paddle.nn.functional.relu(x)))" in out
+
+
+def test_module_alias_bound_twice_or_shadowed_is_not_an_alias():
+    code = ("import paddle.fluid as fluid\nL = fluid.layers\nL = None\n"
+            "def f(x):\n    return L.relu(x)\n")
+    r = up(code)
+    assert [(f.code, f.fix) for f in r.findings] == [("PU002", "manual")]
+    local = ("import paddle.fluid as fluid\nL = fluid.layers\n"
+             "def f(x):\n    L = make()\n    return L.relu(x)\n")
+    assert not [f for f in up(local).findings if f.legacy == "paddle.fluid.layers.relu"]
+
+
+def test_legacy_module_used_as_a_value_is_reported():
+    r = up("import paddle.fluid as fluid\nregister(fluid.layers)\n")
+    assert [(f.code, f.fix) for f in r.findings] == [("PU002", "manual")]

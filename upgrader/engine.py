@@ -493,6 +493,8 @@ class Upgrader(FastTransformer):
         """Handle a Name/Attribute chain used as a value (not called)."""
         if id(node) in self.handled_calls:
             return False  # the call rewrites it
+        if id(node) in self.imports.alias_values:
+            return False  # `L = fluid.layers`: L is resolved like an import, its uses rewritten
         dotted = self.resolve_dotted(node)
         if dotted is None:
             return True
@@ -531,7 +533,13 @@ class Upgrader(FastTransformer):
                         "by hand (see the Paddle 1.8 → 2.0 API mapping)", dotted, "", "manual")
             return False
         if is_legacy(dotted) and not isinstance(node, cst.Name):
-            # a legacy module used as a value: `L = fluid.layers`
+            if id(node) not in self.imports.alias_values:
+                # a legacy module used as a value (`register(fluid.layers)`): nothing
+                # modern holds the same names
+                self.report(node, "PU002", f"the legacy module `{dotted}` used as a value: its "
+                            "names moved to several modern modules; use them by their own "
+                            "names", dotted, "", "manual")
+            # `L = fluid.layers` at the top level binds L like an import (names.py)
             return False
         return True
 
@@ -560,7 +568,7 @@ def todo_text(code: str, message: str, legacy: str) -> str:
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
     short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
-    if code in ("PU001", "PU003", "PU215"):
+    if code in ("PU001", "PU002", "PU003", "PU215"):
         short = code  # no entry to explain: point at the rule itself
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"

@@ -151,6 +151,7 @@ class ImportMap:
     bindings: Dict[str, Binding] = field(default_factory=dict)
     all_bindings: List[Binding] = field(default_factory=list)
     star_imports: List[cst.ImportFrom] = field(default_factory=list)
+    alias_values: Set[int] = field(default_factory=set)  # id(target), id(value) of `L = fluid.layers`
 
     def resolve_name(self, name: str) -> Optional[str]:
         b = self.bindings.get(name)
@@ -201,7 +202,129 @@ def collect_imports(module: cst.Module) -> ImportMap:
                 _import(out, small, depth)
             elif isinstance(small, cst.ImportFrom):
                 _import_from(out, small, depth)
+    if out.all_bindings:
+        _module_aliases(out, module)
     return out
+
+
+def _module_aliases(out: ImportMap, module: cst.Module) -> None:
+    """``layers = fluid.layers`` / ``fc = fluid.layers.fc`` at the top level of the module:
+    the name is bound like an import when the module binds it nowhere else (no other
+    assignment, loop or ``with`` target, ``def``/``class``/import, ``global``)."""
+    candidates = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            a = stmt.body[0]
+            if isinstance(a, cst.Assign) and len(a.targets) == 1 and \
+                    isinstance(a.targets[0].target, cst.Name) and \
+                    isinstance(a.value, (cst.Name, cst.Attribute)):
+                d = dotted_of(a.value)
+                head, _, rest = (d or "").partition(".")
+                base = out.resolve_name(head)
+                if base is not None and is_legacy(base):
+                    dotted = f"{base}.{rest}" if rest else base
+                    candidates.append((ident(a.targets[0].target.value), dotted, a))
+    if not candidates:
+        return
+    counts = _module_binding_counts(module)
+    for local, dotted, assign in candidates:
+        if counts.get(local, 0) != 1 or local in out.bindings:
+            continue
+        b = Binding(local, dotted, assign, assign, True)
+        b.alias_assignment = True  # type: ignore[attr-defined]
+        out.all_bindings.append(b)
+        out.bindings[local] = b
+        out.alias_values.add(id(assign.value))
+        out.alias_values.add(id(assign.targets[0].target))  # the bound name is no use of it
+
+
+def _module_binding_counts(module: cst.Module) -> Dict[str, int]:
+    """How often each name is bound in the module's own scope (``global`` in a function
+    counts as unbounded)."""
+    counts: Dict[str, int] = {}
+
+    def bind(t) -> None:
+        if isinstance(t, cst.Name):
+            counts[ident(t.value)] = counts.get(ident(t.value), 0) + 1
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                bind(e.value)
+        elif isinstance(t, cst.StarredElement):
+            bind(t.value)
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.depth = 0
+
+        def visit_FunctionDef(self, node):
+            if self.depth == 0:
+                bind(node.name)
+            self.depth += 1
+
+        def leave_FunctionDef(self, node):
+            self.depth -= 1
+
+        def visit_ClassDef(self, node):
+            if self.depth == 0:
+                bind(node.name)
+            self.depth += 1
+
+        def leave_ClassDef(self, node):
+            self.depth -= 1
+
+        def visit_Lambda(self, node):
+            self.depth += 1
+
+        def leave_Lambda(self, node):
+            self.depth -= 1
+
+        def visit_Global(self, node):
+            for n in node.names:
+                counts[ident(n.name.value)] = 99
+
+        def visit_Assign(self, node):
+            if self.depth == 0:
+                for t in node.targets:
+                    bind(t.target)
+
+        def visit_AnnAssign(self, node):
+            if self.depth == 0:
+                bind(node.target)
+
+        def visit_AugAssign(self, node):
+            if self.depth == 0:
+                bind(node.target)
+
+        def visit_NamedExpr(self, node):
+            if self.depth == 0:
+                bind(node.target)
+
+        def visit_For(self, node):
+            if self.depth == 0:
+                bind(node.target)
+
+        def visit_WithItem(self, node):
+            if self.depth == 0 and node.asname is not None:
+                bind(node.asname.name)
+
+        def visit_ExceptHandler(self, node):
+            if self.depth == 0 and node.name is not None:
+                bind(node.name.name)
+
+        def visit_ImportAlias(self, node):
+            if self.depth == 0:
+                name = node.asname.name if node.asname else node.name
+                while isinstance(name, cst.Attribute):
+                    name = name.value
+                bind(name)
+
+        def visit_Del(self, node):
+            if self.depth == 0:
+                bind(node.target)
+
+    module.visit(V())
+    return counts
 
 
 def _import(out: ImportMap, node: cst.Import, depth: int) -> None:

@@ -4,6 +4,11 @@ What it does
     Removes ``paddle.fluid`` imports that no code uses any more after the rewrite, and
     adds ``import paddle`` (once, where the first legacy import was) when the rewritten
     code needs it. Imports still used by code left for a manual rewrite stay.
+    A top-level alias of a legacy module or name (``layers = fluid.layers``,
+    ``fc = fluid.layers.fc``), bound nowhere else in the module, resolves like an import:
+    its uses are rewritten and the alias goes when nothing uses it any more. A legacy
+    module used as a value otherwise (``register(fluid.layers)``, an alias bound twice)
+    is reported for a manual rewrite.
 
 Why is this bad?
     ``import paddle.fluid`` fails on Paddle 2.6+: a leftover legacy import alone kills
@@ -29,17 +34,21 @@ from upgrader.names import (BindingsCollector, ScopeTracker, _param_names, colle
 CODE = "PU002"
 
 
-def _used_names(module: cst.Module) -> Set[str]:
+def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]:
     """Names used as values, not shadowed by a local binding of an enclosing function
     (or lambda). One walk: the functions' local bindings are collected on the way and the
     shadowing of each use is decided at the end, when they are complete (the same sets
-    ``local_bindings`` computes when a function is entered)."""
+    ``local_bindings`` computes when a function is entered). Statements whose id is in
+    ``skip`` (module-level ``L = fluid.layers`` aliases) are not looked at."""
     uses: List[Tuple[str, tuple]] = []
 
     class V(BindingsCollector):
         def __init__(self):
             super().__init__()
             self.stack: tuple = ()  # the scopes' binding sets, innermost last
+
+        def visit_Assign(self, node):
+            return not (skip and id(node) in skip)
 
         def visit_FunctionDef(self, node):
             super().visit_FunctionDef(node)
@@ -154,10 +163,20 @@ def _binds_module(module: cst.Module, name: str) -> bool:
 
 
 def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
-    used = _used_names(module)
     imap = collect_imports(module)
+    aliases = [b for b in imap.all_bindings if getattr(b, "alias_assignment", False)]
     remove = set()
+    used = _used_names(module)
+    if aliases:
+        # an alias is unused when nothing but its own statement names it; the names its
+        # value uses (`fluid`) stay used only through the aliases that are kept
+        outside = _used_names(module, skip={id(b.node) for b in aliases})
+        dropped = {id(b.node) for b in aliases if is_legacy(b.dotted) and b.local not in outside}
+        remove |= dropped
+        used = _used_names(module, skip=dropped) if dropped else used
     for b in imap.all_bindings:
+        if getattr(b, "alias_assignment", False):
+            continue
         legacy_module = getattr(b, "imports_module", None)
         if legacy_module is not None:  # `import paddle.fluid` binds `paddle`
             if is_legacy(legacy_module) and "paddle.fluid" not in used:
@@ -172,6 +191,11 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     for b in imap.all_bindings:
         if id(b.node) in remove:
             where = originals.get(key(b), b)
+            if getattr(b, "alias_assignment", False):
+                up.report_at(up.pos(where.statement), CODE,
+                             f"legacy alias `{b.local} = {b.dotted}`: every use was rewritten",
+                             b.dotted, "paddle", "safe", applied=True)
+                continue
             up.report_at(up.import_pos.get(id(where.statement), (0, 0, 0, 0)), CODE, f"legacy import of `{getattr(b, 'imports_module', b.dotted)}`",
                       getattr(b, "imports_module", b.dotted), "paddle", "safe", applied=True)
     if not up.opts.fix:
@@ -231,6 +255,14 @@ class _Remover(cst.CSTTransformer):
 
     def leave_Import(self, original, updated):
         return self._filter(original, updated)
+
+    def leave_Assign(self, original, updated):
+        """``layers = fluid.layers`` whose every use was rewritten."""
+        if id(original) not in self.remove:
+            return updated
+        placeholder = cst.Pass()
+        self.placeholders[id(placeholder)] = placeholder
+        return placeholder
 
     def leave_ImportFrom(self, original, updated):
         if isinstance(updated.names, cst.ImportStar):
