@@ -25,3 +25,19 @@ def test_recipe_matches_1_8_5_golden(recipe, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     diffs = pr.compare(pr.load_golden(golden), pr.parse_results(proc.stdout))
     assert not diffs, "\n".join(diffs)
+
+
+def test_every_program_fix_cannot_finish_has_a_proven_recipe():
+    """A program whose upgrade leaves manual follow-ups (fixtures/programs/expectations.toml)
+    has its hand migration in fixtures/recipes/, proven above against its 1.8.5 golden."""
+    import tomllib
+    expectations = tomllib.loads((ROOT / "fixtures" / "programs" / "expectations.toml").read_text())
+    need = sorted(n for n, e in expectations.items() if e.get("followups"))
+    have = {p.stem for p in RECIPES}
+    assert need and not [n for n in need if n not in have]
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
+def test_recipe_has_no_legacy_usage(recipe):
+    from upgrader.engine import upgrade_source
+    assert upgrade_source(recipe.read_text(), fix=False).findings == []
