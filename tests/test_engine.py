@@ -336,3 +336,26 @@ def test_module_alias_bound_twice_or_shadowed_is_not_an_alias():
 def test_legacy_module_used_as_a_value_is_reported():
     r = up("import paddle.fluid as fluid\nregister(fluid.layers)\n")
     assert [(f.code, f.fix) for f in r.findings] == [("PU002", "manual")]
+
+
+def test_program_methods_a_pir_program_lacks():
+    from upgrader.rulebook import load
+    full = load()
+
+    def up(code, **kw):  # the whole rule book: the programs come from fluid.Program & co.
+        return upgrade_source(code, rules=full, **kw)
+
+    def fixed(code):
+        out = up(code).code
+        assert up(out).code == out
+        return out
+
+    code = ("import paddle.fluid as fluid\nmain = fluid.Program()\n"
+            "a = main.all_parameters()\nb = fluid.default_main_program().block(0)\n"
+            "c = other.all_parameters()\n")
+    out = fixed(code)
+    assert "a = main.global_block().all_parameters()" in out
+    assert "b = paddle.static.default_main_program().global_block()" in out
+    assert "c = other.all_parameters()" in out  # not known to be a program
+    unsafe = up(code.replace("c = other", "g = fluid.layers.create_global_var([1], 0.0, 'float32')\nc = other"))
+    assert [f.fix for f in unsafe.findings if f.code == "PU216" and "all_parameters" in f.legacy] == ["unsafe"]

@@ -51,6 +51,7 @@ RULE_NAMES = {
     "PU213": "program-translator",
     "PU214": "lr-scheduler-step",
     "PU215": "backward-accumulation",
+    "PU216": "program-methods",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
@@ -234,6 +235,7 @@ class Upgrader(FastTransformer):
         self.imports = imports
         self.opts = opts
         self.module = module
+        self.source = source
         self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
@@ -450,6 +452,9 @@ class Upgrader(FastTransformer):
             updated = fixers.fetch_by_name.check_call(self, original, updated)
             updated = fixers.optimizer_methods.check_call(self, original, updated)
             updated = fixers.backward_accumulation.check_call(self, original, updated)
+            updated = fixers.program_methods.check_call(self, original, updated)
+            if not isinstance(updated, cst.Call):
+                return updated
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated
@@ -568,7 +573,7 @@ def todo_text(code: str, message: str, legacy: str) -> str:
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
     short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
-    if code in ("PU001", "PU002", "PU003", "PU215"):
+    if code in ("PU001", "PU002", "PU003", "PU215", "PU216"):
         short = code  # no entry to explain: point at the rule itself
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"

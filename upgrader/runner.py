@@ -196,9 +196,10 @@ def _from_paddle_names(text: str, start: int) -> str:
     return "\n".join(out)
 
 
-#: the TODO of a follow-up in code with no legacy name left (PU215: gradients that are
-#: never cleared): `check` of upgraded code must still see it
-FOLLOWUP_MARKER = "TODO(paddle-upgrade): PU215"
+#: TODOs of follow-ups that code with no legacy name left can still need (PU215:
+#: gradients never cleared; PU216: methods a PIR program lacks): `check` of upgraded code
+#: must still see them
+FOLLOWUP_MARKERS = ("TODO(paddle-upgrade): PU215", "TODO(paddle-upgrade): PU216")
 
 
 def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
@@ -213,8 +214,8 @@ def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:
     text = data.decode("latin-1") if isinstance(data, (bytes, bytearray)) else data
     if "fluid" in text:
         return True
-    if FOLLOWUP_MARKER in text:
-        return True  # upgraded code with a follow-up only the engine can re-check (PU215)
+    if any(m in text for m in FOLLOWUP_MARKERS):
+        return True  # upgraded code with a follow-up only the engine can re-check
     if not text.isascii():
         # Python NFKC-normalises identifiers: `import paddle.ｆluid` imports paddle.fluid
         uni = data.decode("utf-8", "ignore") if isinstance(data, (bytes, bytearray)) else data

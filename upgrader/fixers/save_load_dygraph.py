@@ -45,6 +45,16 @@ def _assignments(up) -> Dict[str, Optional[str]]:
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign):
+            t = node.targets[0].target if len(node.targets) == 1 else None
+            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
+                    and len(t.elements) == len(node.value.elements):
+                # `main, startup = fluid.Program(), fluid.Program()`
+                for te, ve in zip(t.elements, node.value.elements):
+                    if isinstance(te.value, cst.Name):
+                        v = ve.value
+                        d = up.resolve_dotted(v.func) if isinstance(v, cst.Call) else None
+                        out[te.value.value] = d or ""
+                return
             if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 name = node.targets[0].target.value
                 d = None
