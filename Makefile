@@ -8,9 +8,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY37 := $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.7.*/bin/python))
 LEGACY := .venv-legacy
+LEGACY20 := .venv-legacy20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test test-fast goldens verify-goldens proof bench fuzz clean venv legacy-venv docs
+.PHONY: demo test test-fast goldens verify-goldens proof bench fuzz clean venv legacy-venv legacy20-venv docs
 
 venv: $(VENV)/.stamp
 
@@ -29,13 +30,30 @@ $(LEGACY)/.stamp:
 	$(LEGACY)/bin/python -m pip install -q paddlepaddle==1.8.5 'numpy<1.20' 'protobuf<3.21'
 	touch $@
 
+# Paddle 2.0.2 on Python 3.7, for the rule examples whose names first appeared in 2.0's
+# paddle.fluid (example engine = "2.0"). PyPI keeps no CPU wheel of 2.0.x, so this is the
+# CUDA wheel, which runs on CPU without a GPU (CUDA is loaded lazily); on glibc >= 2.34 it
+# needs the _dl_sym shim (proof/dl_sym_shim.c), loaded by a .pth file of this venv only.
+legacy20-venv: $(LEGACY20)/.stamp
+
+$(LEGACY20)/.stamp: proof/dl_sym_shim.c
+	@test -n "$(PY37)" || { echo "Python 3.7 not found under pyenv: cannot create $(LEGACY20)"; exit 1; }
+	test -x $(LEGACY20)/bin/python || $(PY37) -m venv $(LEGACY20)
+	$(LEGACY20)/bin/python -m pip install -q paddlepaddle-gpu==2.0.2 'numpy<1.20' 'protobuf<3.21'
+	cc -shared -fPIC -O2 -o $(LEGACY20)/lib/dl_sym_shim.so proof/dl_sym_shim.c -ldl
+	echo "import ctypes, os, sys; ctypes.CDLL(os.path.join(sys.prefix, 'lib', 'dl_sym_shim.so'), ctypes.RTLD_GLOBAL)" \
+		> $$(echo $(LEGACY20)/lib/python3.7/site-packages)/dl_sym_shim.pth
+	$(LEGACY20)/bin/python -W ignore -c "import paddle, paddle.fluid; assert paddle.__version__.startswith('2.0.'), paddle.__version__"
+	touch $@
+
 demo: venv
 	$(BIN)/python tools/demo.py
 
-# With Python 3.7 present, the suite also re-verifies the committed goldens on real 1.8.5.
+# With Python 3.7 present, the suite also re-verifies the committed goldens on real 1.8.5
+# (and those of the 2.0 names on Paddle 2.0.2).
 test: venv
 ifneq ($(PY37),)
-	$(MAKE) legacy-venv
+	$(MAKE) legacy-venv legacy20-venv
 	PADDLE_UPGRADE_REQUIRE_LEGACY=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
 else
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
@@ -44,9 +62,9 @@ endif
 test-fast: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
 
-goldens: legacy-venv goldens-programs goldens-rules
+goldens: legacy-venv legacy20-venv goldens-programs goldens-rules
 
-verify-goldens: legacy-venv verify-goldens-programs verify-goldens-rules
+verify-goldens: legacy-venv legacy20-venv verify-goldens-programs verify-goldens-rules
 
 docs: venv
 	$(BIN)/python tools/gen_rules_doc.py

@@ -1,7 +1,8 @@
 """Proof cases (one per automatic rule entry and mode) and their goldens.
 
 A golden, ``fixtures/goldens/rules/<fluid.short.name>.<mode>.json``, is what real Paddle
-1.8.5 printed for the case's legacy program. It is only ever written by
+1.8.5 printed for the case's legacy program (Paddle 2.0.2 for an example that declares
+``engine = "2.0"``: its names first appeared in 2.0's ``paddle.fluid``). It is only ever written by
 ``proof/record.py`` (``make goldens-rules``); it carries the digests of the example and of
 the program, so an edited example (or a changed program template) shows up as stale.
 """
@@ -17,6 +18,8 @@ from upgrader.rulebook import Entry, RuleBook, load
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "fixtures" / "goldens" / "rules"
+#: engine -> how the proof names it
+ENGINE_LABELS = {"1.8": "Paddle 1.8.5", "2.0": "Paddle 2.0.2"}
 
 
 @dataclass
@@ -38,6 +41,18 @@ class Case:
     @property
     def example(self) -> dict:
         return self.entry.example or {}
+
+    @property
+    def engine(self) -> str:
+        """The legacy engine of the golden: ``"1.8"`` (Paddle 1.8.5) or ``"2.0"``."""
+        try:
+            return snippets.example_engine(self.example)
+        except snippets.ExampleError:
+            return snippets.DEFAULT_ENGINE
+
+    @property
+    def engine_label(self) -> str:
+        return ENGINE_LABELS[self.engine]
 
     @property
     def example_digest(self) -> str:
@@ -97,6 +112,7 @@ def cases_for(entry: Entry) -> List[Case]:
     out = []
     try:
         modes = snippets.example_modes(entry.example or {}, entry.mode)
+        snippets.example_engine(entry.example or {})
     except snippets.ExampleError as exc:
         return [Case(entry, m, invalid=str(exc)) for m in snippets.MODES]
     for mode in modes:
@@ -140,6 +156,9 @@ def golden_status(case: Case, golden: Optional[dict] = None) -> str:
     if (golden.get("example_digest") != case.example_digest
             or golden.get("program_digest") != case.program_digest):
         return "stale"
+    recorded = (golden.get("recorded_with") or {}).get("paddle")
+    if recorded and not str(recorded).startswith(case.engine + "."):
+        return "stale"  # recorded on another engine than the example names
     return "ok"
 
 

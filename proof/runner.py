@@ -2,7 +2,9 @@
 
 Engines:
 
-- ``legacy``: the legacy program, unmodified, on real Paddle 1.8.5 (``.venv-legacy``);
+- ``legacy``: the legacy program, unmodified, on real Paddle 1.8.5 (``.venv-legacy``),
+  or on Paddle 2.0.2 (``.venv-legacy20``, engine ``legacy20``) for an example whose names
+  first appeared in 2.0's ``paddle.fluid`` (example ``engine = "2.0"``);
 - ``rewrite``: the program rewritten by ``upgrader.upgrade_source`` on today's Paddle;
 - ``compat``: the legacy program, unmodified, under ``python -m compat`` on today's Paddle.
 
@@ -37,6 +39,9 @@ from proof.cases import ROOT, Case, golden_status, last_error_line, load_golden
 DRIVER = ROOT / "proof" / "driver.py"
 CACHE = ROOT / "proof" / ".cache"
 LEGACY_PYTHON = ROOT / ".venv-legacy" / "bin" / "python"
+LEGACY20_PYTHON = ROOT / ".venv-legacy20" / "bin" / "python"
+#: example engine -> the interpreter that records and re-verifies its goldens
+LEGACY_PYTHONS = {"1.8": LEGACY_PYTHON, "2.0": LEGACY20_PYTHON}
 SNIPPET_TIMEOUT = int(os.environ.get("PROOF_SNIPPET_TIMEOUT", "120"))
 JOBS = max(1, int(os.environ.get("PROOF_JOBS", "2")))
 
@@ -54,13 +59,15 @@ class Engine:
     env: Dict[str, str] = field(default_factory=dict)
     sources: List[Path] = field(default_factory=list)  # files whose change voids the cache
     setup: str = ""                 # Python run in the interpreter before the programs
+    static_setup: str = ""          # and, before static-mode programs, this
 
     def context(self) -> str:
         """Digest of everything besides the program text that decides a result."""
         h = hashlib.sha256()
         real = os.path.realpath(self.python)
         h.update(json.dumps([self.name, real, self.prefix, sorted(self.env.items()),
-                             _installed_paddle(self.python), self.setup]).encode())
+                             _installed_paddle(self.python), self.setup,
+                             self.static_setup]).encode())
         for p in sorted(set([DRIVER, ROOT / "proof" / "snippets.py"] + self.sources)):
             h.update(str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p).encode())
             h.update(p.read_bytes() if p.exists() else b"-")
@@ -85,8 +92,13 @@ def _rule_files() -> List[Path]:
     return sorted((ROOT / "rules").glob("*.toml")) + sorted((ROOT / "rules").glob("*.json"))
 
 
-def legacy_engine(python: Optional[str] = None) -> Engine:
-    return Engine("legacy", str(python or LEGACY_PYTHON))
+def legacy_engine(python: Optional[str] = None, version: str = "1.8") -> Engine:
+    """The legacy engine of ``version`` (``"1.8"``: Paddle 1.8.5, ``"2.0"``: 2.0.2)."""
+    if version == "1.8":
+        return Engine("legacy", str(python or LEGACY_PYTHON))
+    # 2.0 starts in dynamic mode: its fluid static-mode programs began with enable_static()
+    return Engine("legacy" + version.replace(".", ""), str(python or LEGACY_PYTHONS[version]),
+                  static_setup="import paddle\npaddle.enable_static()\n")
 
 
 def rewrite_engine() -> Engine:
@@ -126,8 +138,9 @@ def _died(item_id: str, code: int, stderr: str) -> dict:
             "error": f"the interpreter died running this program (exit code {code})\n{tail}"}
 
 
-def run_batch(engine: Engine, items: Sequence[Tuple[str, str]]) -> Tuple[dict, Dict[str, dict]]:
-    """Run ``(id, program text)`` items in as few interpreters as possible."""
+def run_batch(engine: Engine, items: Sequence[Tuple[str, str]],
+              mode: str = "") -> Tuple[dict, Dict[str, dict]]:
+    """Run ``(id, program text)`` items (of ``mode``) in as few interpreters as possible."""
     env_info: dict = {}
     records: Dict[str, dict] = {}
     todo = list(items)
@@ -136,8 +149,9 @@ def run_batch(engine: Engine, items: Sequence[Tuple[str, str]]) -> Tuple[dict, D
     env.pop("PYTHONPATH", None)
     with tempfile.TemporaryDirectory(prefix=f"proof-{engine.name}-") as tmp:
         tmpdir = Path(tmp)
-        if engine.setup:
-            (tmpdir / "setup.py").write_text(engine.setup)
+        setup = engine.setup + (engine.static_setup if mode == "static" else "")
+        if setup:
+            (tmpdir / "setup.py").write_text(setup)
             env["PROOF_SETUP"] = str(tmpdir / "setup.py")
         run = 0
         while todo:
@@ -262,7 +276,8 @@ def run_programs(engine: Engine, items: Sequence[Tuple[str, str, str]],
         texts = {item_id: text for item_id, _, text in items}
         if todo:
             with ThreadPoolExecutor(max_workers=min(JOBS, len(todo))) as pool:
-                futures = [pool.submit(run_batch, engine, batch) for batch in todo.values()]
+                futures = [pool.submit(run_batch, engine, batch, mode)
+                           for mode, batch in todo.items()]
                 for fut in futures:
                     env, recs = fut.result()
                     env_info = env or env_info
@@ -364,7 +379,8 @@ def golden_problem(case: Case, golden: Optional[dict]) -> Optional[str]:
     if status == "stale":
         return "the golden is stale (example or program changed): run make goldens-rules"
     if not golden.get("ok"):
-        return f"the example fails on real Paddle 1.8.5, fix it: {golden.get('error')}"
+        return (f"the example fails on real {case.engine_label}, fix it: "
+                f"{golden.get('error')}")
     return None
 
 

@@ -152,10 +152,27 @@ def _digest(obj):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+#: the legacy engines an example can be recorded on (example ``engine``): Paddle 1.8.5,
+#: and Paddle 2.0.2 for names that first appeared in 2.0's ``paddle.fluid``
+ENGINES = ("1.8", "2.0")
+DEFAULT_ENGINE = "1.8"
+
+
+def example_engine(example):
+    """The legacy engine an example's golden comes from (``"1.8"`` unless it says)."""
+    engine = example.get("engine", DEFAULT_ENGINE)
+    if engine not in ENGINES:
+        raise ExampleError("unknown engine %r (%s)" % (engine, ", ".join(ENGINES)))
+    return engine
+
+
 def example_digest(example, mode):
     """Digest of what an example means in one mode (a changed example = a stale golden)."""
-    return _digest({"inputs": example.get("inputs", {}), "code": example.get("code", ""),
-                    "mode": mode})
+    meaning = {"inputs": example.get("inputs", {}), "code": example.get("code", ""),
+               "mode": mode}
+    if example.get("engine", DEFAULT_ENGINE) != DEFAULT_ENGINE:
+        meaning["engine"] = example["engine"]
+    return _digest(meaning)
 
 
 def program_digest(text):

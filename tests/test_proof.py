@@ -71,17 +71,29 @@ def _legacy_required():
     return os.environ.get("PADDLE_UPGRADE_REQUIRE_LEGACY", "") not in ("", "0")
 
 
-def test_rule_goldens_reverify_on_real_paddle_1_8_5():
-    """The committed goldens are what Paddle 1.8.5 prints today for the current examples."""
+def _reverify(version):
     from proof.record import verify
 
-    if not runner.LEGACY_PYTHON.exists():
-        if _legacy_required():
-            pytest.fail(f"PADDLE_UPGRADE_REQUIRE_LEGACY is set but {runner.LEGACY_PYTHON} is "
-                        "missing: make legacy-venv")
-        pytest.skip(".venv-legacy (Paddle 1.8.5) is not installed")
-    problems = verify([c for c in CASES if not c.invalid])
+    python = runner.LEGACY_PYTHONS[version]
+    mine = [c for c in CASES if not c.invalid and c.engine == version]
+    if not python.exists():
+        if _legacy_required() and mine:
+            pytest.fail(f"PADDLE_UPGRADE_REQUIRE_LEGACY is set but {python} is missing: "
+                        f"make {'legacy-venv' if version == '1.8' else 'legacy20-venv'}")
+        pytest.skip(f"{python.parent.parent.name} (Paddle {version}) is not installed")
+    problems = verify(mine)
     assert not problems, "\n".join(problems[:50])
+
+
+def test_rule_goldens_reverify_on_real_paddle_1_8_5():
+    """The committed goldens are what Paddle 1.8.5 prints today for the current examples."""
+    _reverify("1.8")
+
+
+def test_rule_goldens_of_2_0_names_reverify_on_real_paddle_2_0():
+    """The goldens of the examples whose names first appeared in 2.0's fluid (example
+    ``engine = "2.0"``) are what Paddle 2.0.2 prints today."""
+    _reverify("2.0")
 
 
 def test_every_golden_belongs_to_a_case():
