@@ -39,7 +39,7 @@ legacy20-venv: $(LEGACY20)/.stamp
 $(LEGACY20)/.stamp: proof/dl_sym_shim.c
 	@test -n "$(PY37)" || { echo "Python 3.7 not found under pyenv: cannot create $(LEGACY20)"; exit 1; }
 	test -x $(LEGACY20)/bin/python || $(PY37) -m venv $(LEGACY20)
-	$(LEGACY20)/bin/python -m pip install -q paddlepaddle-gpu==2.0.2 'numpy<1.20' 'protobuf<3.21'
+	$(LEGACY20)/bin/python -m pip install -q paddlepaddle-gpu==2.0.2 'numpy<1.20' 'protobuf<3.21' 'gast==0.3.3'
 	cc -shared -fPIC -O2 -o $(LEGACY20)/lib/dl_sym_shim.so proof/dl_sym_shim.c -ldl
 	echo "import ctypes, os, sys; ctypes.CDLL(os.path.join(sys.prefix, 'lib', 'dl_sym_shim.so'), ctypes.RTLD_GLOBAL)" \
 		> $$(echo $(LEGACY20)/lib/python3.7/site-packages)/dl_sym_shim.pth

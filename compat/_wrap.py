@@ -17,6 +17,7 @@ import re
 import importlib
 import inspect
 import keyword
+import sys
 from typing import Any, Dict, List, Optional
 
 from compat import LegacyAPIError
@@ -56,6 +57,10 @@ def resolve(dotted: str):
             obj = importlib.import_module(".".join(parts[:i]))
         except ImportError:
             continue
+        if i == len(parts) and i > 1:
+            # a package attribute named like one of its submodules (paddle.amp.auto_cast is
+            # the function paddle.amp exports, not the module it comes from): the attribute
+            obj = getattr(sys.modules.get(".".join(parts[:-1])), parts[-1], obj)
         for attr in parts[i:]:
             obj = getattr(obj, attr)
         return obj
