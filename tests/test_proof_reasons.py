@@ -178,3 +178,36 @@ def test_only_unsafe_entries_declare_differs_or_unprovable():
              and (e.example.get("differs") or e.example.get("unprovable"))
              and e.safety != "unsafe"]
     assert not wrong, wrong
+
+
+# -- names first in 2.0: recorded on Paddle 2.0.2 (example engine = "2.0") -----------------
+
+def test_an_example_can_name_the_2_0_engine():
+    e = _entry(example={"inputs": {"x": "randn(2, 3)"}, "code": CODE, "engine": "2.0"})
+    (dy, st) = proof_cases.cases_for(e)
+    assert dy.engine == st.engine == "2.0" and not dy.invalid
+    plain = proof_cases.cases_for(_entry(example={"inputs": {"x": "randn(2, 3)"}, "code": CODE}))
+    assert plain[0].engine == "1.8" and plain[0].example_digest != dy.example_digest
+    bad = proof_cases.cases_for(_entry(example={"code": CODE, "engine": "1.7"}))
+    assert all("unknown engine" in c.invalid for c in bad)
+    assert runner.legacy_engine(version="2.0").python == str(runner.LEGACY20_PYTHON)
+    assert "enable_static" in runner.legacy_engine(version="2.0").static_setup
+    assert not runner.legacy_engine().static_setup
+
+
+def test_a_golden_from_another_engine_is_stale():
+    e = _entry(example={"inputs": {"x": "randn(2, 3)"}, "code": CODE, "engine": "2.0"})
+    case = proof_cases.cases_for(e)[0]
+    golden = _golden(case, _payload(1.0))
+    assert proof_cases.golden_status(case, dict(golden, recorded_with={"paddle": "2.0.2"})) == "ok"
+    assert proof_cases.golden_status(case, dict(golden, recorded_with={"paddle": "1.8.5"})) == "stale"
+
+
+def test_examples_on_the_2_0_engine_name_what_1_8_5_lacks():
+    """engine = "2.0" only for entries none of whose names resolves on 1.8.5 (probed by
+    make goldens-rules); everything 1.8.5 has is proven against 1.8.5."""
+    recorded = legacy_names.load()
+    cases, _ = proof_cases.collect(BOOK)
+    wrong = sorted({c.entry.short for c in cases
+                    if c.engine == "2.0" and legacy_names.absent(c.entry, recorded) is not True})
+    assert not wrong, "on 1.8.5 (or never probed: make goldens-rules): " + ", ".join(wrong)
