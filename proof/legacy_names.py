@@ -7,8 +7,10 @@ the proof uses, so they can never be proven against it. ``make goldens-rules`` a
 legacy interpreter which names of the automatic entries without a runnable example
 resolve (``import`` of the longest module prefix, then ``getattr``) and records the answer
 in ``fixtures/goldens/legacy_names.json``; the report classifies an entry none of whose
-names resolves as "not in Paddle 1.8.5" instead of "no example". Like every golden, the
-file is only ever written from what the legacy interpreter printed.
+names resolves as "not in Paddle 1.8.5" instead of "no example". The names of the entries
+whose examples run on Paddle 2.0.2 (``engine = "2.0"``) are probed too: only what 1.8.5
+lacks may be proven there. Like every golden, the file is only ever written from what the
+legacy interpreter printed.
 """
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ Every automatic entry that is not proven is listed with the reason:
 - failing: the example does not reproduce 1.8.5 (the problems are printed);
 - known difference: an unsafe entry whose example declares ``differs`` for a mode, and
   the rewrite indeed does not reproduce 1.8.5 there (the run confirms the note);
-- not in Paddle 1.8.5: no name of the entry resolves on the legacy engine (2.0
-  pre-release names, CUDA-build-only functions), as recorded by ``make goldens-rules``
-  in ``fixtures/goldens/legacy_names.json``;
+- not in Paddle 1.8.5: no name of the entry resolves on the legacy engine, as recorded by
+  ``make goldens-rules`` in ``fixtures/goldens/legacy_names.json``, and the entry has no
+  example for Paddle 2.0.2 (``engine = "2.0"``, where the 2.0-era names are proven);
 - cannot run here: an unsafe entry whose ``example`` holds only ``unprovable = "why"``
   (a Hadoop cluster, parameter servers, a GPU);
 - no example.
