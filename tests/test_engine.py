@@ -359,3 +359,15 @@ def test_program_methods_a_pir_program_lacks():
     assert "c = other.all_parameters()" in out  # not known to be a program
     unsafe = up(code.replace("c = other", "g = fluid.layers.create_global_var([1], 0.0, 'float32')\nc = other"))
     assert [f.fix for f in unsafe.findings if f.code == "PU216" and "all_parameters" in f.legacy] == ["unsafe"]
+
+
+def test_save_dygraph_of_a_layer_subclass_under_any_base_name():
+    """`class Net(fluid.Layer)` (an alias of dygraph.Layer) decides like `paddle.nn.Layer`
+    does after the first fix: same rewrite, and a second fix changes nothing."""
+    from upgrader.rulebook import load
+    full = load()
+    code = ("import paddle.fluid as fluid\n\nclass Net(fluid.Layer):\n    pass\n\n"
+            "net = Net()\nfluid.save_dygraph(net.state_dict(), 'ckpt')\n")
+    out = upgrade_source(code, rules=full).code
+    assert "paddle.save(net.state_dict(), 'ckpt' + '.pdparams')" in out
+    assert upgrade_source(out, rules=full).code == out

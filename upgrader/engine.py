@@ -22,6 +22,7 @@ from upgrader.args import Manual, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
+from upgrader.untouched import untouched_statements
 
 TODO_PREFIX = "# TODO(paddle-upgrade): "
 
@@ -121,6 +122,18 @@ def _marker(book: RuleBook):
 
 
 _MARKERS: Dict[str, "re.Pattern"] = {}
+_TOPS: Dict[str, frozenset] = {}
+
+
+def _legacy_tops(book: RuleBook) -> frozenset:
+    """``fluid`` and the other second components of the rule book's legacy names
+    (``paddle.dataset.mnist.train`` -> ``dataset``)."""
+    t = _TOPS.get(book.digest)
+    if t is None:
+        names = set(book.entries) | set(book.by_alias)
+        t = _TOPS[book.digest] = frozenset(
+            {"fluid"} | {n.split(".")[1] for n in names if n.startswith("paddle.") and n.count(".") >= 1})
+    return t
 
 
 def _marker_for(book: RuleBook):
@@ -153,6 +166,8 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     if not imports.all_bindings:
         return Result(code, [], False)
     up = Upgrader(book, imports, opts, module, code)
+    up.untouched = untouched_statements(module, code, {k: b.dotted for k, b in imports.bindings.items()},
+                                        _legacy_tops(book))
     new_module = module.visit(up)
     new_module = finish_module(new_module, up)
     findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
@@ -236,6 +251,7 @@ class Upgrader(FastTransformer):
         self.opts = opts
         self.module = module
         self.source = source
+        self.untouched: Set[int] = set()  # ids of the statements not walked (untouched.py)
         self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
@@ -350,10 +366,15 @@ class Upgrader(FastTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if _is_statement(type(node)):
             self.todo_stack.append([])
+            if id(node) in self.untouched:
+                return False  # nothing the rules look at (untouched.py): keep it as it is
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
-        result = super().on_leave(original_node, updated_node)
+        if id(original_node) in self.untouched:
+            result = updated_node  # its visit_ hook did not run: neither does its leave_
+        else:
+            result = super().on_leave(original_node, updated_node)
         if _is_statement(type(original_node)):
             for hook in fixers.STATEMENT_FIXERS:  # statement-level structural rules
                 result = hook(self, original_node, result)

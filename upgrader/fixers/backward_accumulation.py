@@ -37,35 +37,75 @@ CLEARS = ("clear_gradients", "clear_gradient", "clear_grad")
 LOOPS = (cst.For, cst.While)
 
 
+class Tracker:
+    """Collects, during the static-mode survey walk (``static_mode.survey``, one walk of
+    the module before the rewrite), the backward calls and the gradient clearings, by
+    innermost loop."""
+
+    def __init__(self) -> None:
+        self.loops: List[dict] = []  # innermost last: {"clears": bool, "calls": [...]}
+        self.outside: List[cst.Call] = []  # in a function, outside any loop
+        self.in_loops: List[tuple] = []  # (call, loop) once the loop is closed
+        self.module_clears = False
+
+    def enter_loop(self) -> None:
+        self.loops.append({"clears": False, "calls": []})
+
+    def leave_loop(self) -> None:
+        loop = self.loops.pop()
+        for call in loop["calls"]:
+            self.in_loops.append((call, loop))
+        if loop["clears"] and self.loops:
+            self.loops[-1]["clears"] = True  # an inner loop's clearing runs in the outer one too
+
+    def call(self, node: cst.Call, in_function: bool) -> None:
+        f = node.func
+        if not isinstance(f, cst.Attribute):
+            return
+        if f.attr.value in CLEARS:
+            self.module_clears = True
+            if self.loops:
+                self.loops[-1]["clears"] = True
+        elif f.attr.value == "backward":
+            if self.loops:
+                self.loops[-1]["calls"].append(node)
+            elif in_function:
+                self.outside.append(node)  # a function: it may be called once per step
+
+    def plan(self, assignments) -> Dict[int, bool]:
+        """id(backward Call) -> True when its gradients are never cleared."""
+        strategies = {n for n, o in assignments.items() if o and o.endswith("BackwardStrategy")}
+        plan: Dict[int, bool] = {}
+        for call, loop in self.in_loops:
+            if _is_backward(call, strategies):
+                plan[id(call)] = not loop["clears"]
+        for call in self.outside:
+            if _is_backward(call, strategies):
+                plan[id(call)] = not self.module_clears
+        return plan
+
+
+def _is_backward(node: cst.Call, strategies) -> bool:
+    """A tensor's ``backward()`` (no argument, or a BackwardStrategy), not an
+    optimizer's ``backward(loss)``."""
+    if not node.args:
+        return True
+    if len(node.args) != 1:
+        return False
+    a = node.args[0]
+    if a.keyword is not None:
+        return a.keyword.value == "backward_strategy"
+    return isinstance(a.value, cst.Name) and a.value.value in strategies
+
+
 def _plan(up) -> Dict[int, bool]:
-    """id(backward Call) -> True when its gradients are never cleared (see module doc)."""
     cached = getattr(up, "_backward_plan", None)
     if cached is not None:
         return cached
-    strategies = set()
+    # not surveyed (a caller outside upgrade_source): walk the module now
     from upgrader.fixers.save_load_dygraph import _assignments
-    for name, origin in _assignments(up).items():
-        if origin and origin.endswith("BackwardStrategy"):
-            strategies.add(name)
-    loops: List[dict] = []  # innermost last: {"clears": bool, "calls": [...]}
-    outside: List[cst.Call] = []
-    plan: Dict[int, bool] = {}
-    module_clears = [False]
-
-    def is_backward(node: cst.Call) -> bool:
-        f = node.func
-        if not (isinstance(f, cst.Attribute) and f.attr.value == "backward"):
-            return False
-        if not node.args:
-            return True
-        if len(node.args) != 1:
-            return False
-        a = node.args[0]
-        if a.keyword is not None:
-            return a.keyword.value == "backward_strategy"
-        return isinstance(a.value, cst.Name) and a.value.value in strategies
-
-    depth = [0]  # function nesting: module-level code outside loops runs once
+    tracker = Tracker()
+    depth = [0]
 
     class V(cst.CSTVisitor):
         def visit_FunctionDef(self, node):
@@ -75,40 +115,20 @@ def _plan(up) -> Dict[int, bool]:
             depth[0] -= 1
 
         def visit_For(self, node):
-            loops.append({"clears": False, "calls": []})
+            tracker.enter_loop()
 
         def leave_For(self, node):
-            self._close()
+            tracker.leave_loop()
 
         visit_While = visit_For
-
-        def leave_While(self, node):
-            self._close()
-
-        def _close(self):
-            loop = loops.pop()
-            for call in loop["calls"]:
-                plan[id(call)] = not loop["clears"]
-            if loop["clears"] and loops:
-                loops[-1]["clears"] = True  # an inner loop's clearing runs in the outer one too
+        leave_While = leave_For
 
         def visit_Call(self, node):
-            f = node.func
-            if isinstance(f, cst.Attribute) and f.attr.value in CLEARS:
-                module_clears[0] = True
-                if loops:
-                    loops[-1]["clears"] = True
-            elif is_backward(node):
-                if loops:
-                    loops[-1]["calls"].append(node)
-                elif depth[0]:
-                    outside.append(node)  # a function: it may be called once per step
+            tracker.call(node, depth[0] > 0)
 
     up.module.visit(V())
-    for call in outside:
-        plan[id(call)] = not module_clears[0]
-    up._backward_plan = plan
-    return plan
+    up._backward_plan = tracker.plan(_assignments(up))
+    return up._backward_plan
 
 
 def check_call(up, original: cst.Call, updated: cst.Call):

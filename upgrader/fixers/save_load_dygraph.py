@@ -37,32 +37,38 @@ CODE = "PU204"
 STRUCTURAL = ("save-load-dygraph",)
 
 
+def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> None:
+    """Record in ``out`` what ``node`` assigns: name -> dotted callee (a legacy
+    constructor, ``local:Name`` for a call of a name that resolves to nothing, or "")."""
+    t = node.targets[0].target if len(node.targets) == 1 else None
+    if isinstance(t, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
+            and len(t.elements) == len(node.value.elements):
+        # `main, startup = fluid.Program(), fluid.Program()`
+        for te, ve in zip(t.elements, node.value.elements):
+            if isinstance(te.value, cst.Name):
+                v = ve.value
+                d = up.resolve_dotted(v.func) if isinstance(v, cst.Call) else None
+                out[te.value.value] = d or ""
+        return
+    if isinstance(t, cst.Name):
+        d = None
+        if isinstance(node.value, cst.Call):
+            d = up.resolve_dotted(node.value.func)
+            if d is None and isinstance(node.value.func, cst.Name):
+                d = "local:" + node.value.func.value  # a class of this module?
+        out[t.value] = d or ""
+
+
 def _assignments(up) -> Dict[str, Optional[str]]:
-    """name -> dotted legacy constructor it was last assigned from (module-wide)."""
+    """name -> dotted legacy constructor it was last assigned from (module-wide); filled
+    by the static-mode survey walk before the rewrite, else walked here."""
     if getattr(up, "_assign_cache", None) is not None:
         return up._assign_cache
     out: Dict[str, Optional[str]] = {}
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign):
-            t = node.targets[0].target if len(node.targets) == 1 else None
-            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
-                    and len(t.elements) == len(node.value.elements):
-                # `main, startup = fluid.Program(), fluid.Program()`
-                for te, ve in zip(t.elements, node.value.elements):
-                    if isinstance(te.value, cst.Name):
-                        v = ve.value
-                        d = up.resolve_dotted(v.func) if isinstance(v, cst.Call) else None
-                        out[te.value.value] = d or ""
-                return
-            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                name = node.targets[0].target.value
-                d = None
-                if isinstance(node.value, cst.Call):
-                    d = up.resolve_dotted(node.value.func)
-                    if d is None and isinstance(node.value.func, cst.Name):
-                        d = "local:" + node.value.func.value  # a class of this module?
-                out[name] = d or ""
+            assignment_origins(up, node, out)
 
     up.module.visit(V())
     up._assign_cache = out
@@ -93,12 +99,24 @@ def _layer_classes(up) -> set:
             if name in found:
                 continue
             for e in exprs:
-                if (isinstance(e, cst.Name) and e.value in found) or up.resolve_dotted(e) in LAYER_BASES:
+                if (isinstance(e, cst.Name) and e.value in found) or _is_layer_base(up, e):
                     found.add(name)
                     changed = True
                     break
     up._layer_class_cache = found
     return found
+
+
+def _is_layer_base(up, expr) -> bool:
+    """``fluid.dygraph.Layer`` under any of its 1.x names (``fluid.Layer`` ...) or today's
+    ``paddle.nn.Layer`` (the same decision before and after a first fix)."""
+    dotted = up.resolve_dotted(expr)
+    if dotted is None:
+        return False
+    if dotted in LAYER_BASES:
+        return True
+    entry = up.rules.lookup(dotted)
+    return entry is not None and entry.name == "paddle.fluid.dygraph.Layer"
 
 
 def _is_legacy_layer(up, dotted: str) -> bool:

@@ -55,11 +55,32 @@ def survey(up, module: cst.Module) -> None:
     tracking (``up.scope.known``)."""
     facts = up.facts
 
+    from upgrader.fixers.backward_accumulation import Tracker
+    from upgrader.fixers.save_load_dygraph import assignment_origins
+    backward = Tracker()
+    assignments: dict = {}
+
     class V(BindingsCollector):
         def __init__(self):
             super().__init__()
             self.depth_fn = 0
             self.depth_guard = 0
+
+        # the same walk collects what PU204/PU207/PU215/PU216 need (one walk, not four)
+        def visit_For(self, node):
+            backward.enter_loop()
+
+        def leave_For(self, node):
+            backward.leave_loop()
+
+        def visit_While(self, node):
+            backward.enter_loop()
+
+        def leave_While(self, node):
+            backward.leave_loop()
+
+        def visit_Assign(self, node):
+            assignment_origins(up, node, assignments)
 
         def visit_FunctionDef(self, node):
             self.depth_fn += 1
@@ -81,6 +102,7 @@ def survey(up, module: cst.Module) -> None:
                 self.depth_guard -= 1
 
         def visit_Call(self, node):
+            backward.call(node, self.depth_fn > 0)
             dotted = up.resolve_dotted(node.func)
             if dotted_of(node.func) == "paddle.enable_static" or dotted in MODE_SWITCHES:
                 facts.already_static = True  # the program manages its mode itself
@@ -105,6 +127,8 @@ def survey(up, module: cst.Module) -> None:
 
     v = V()
     module.visit(v)
+    up._assign_cache = assignments
+    up._backward_plan = backward.plan(assignments)
     scope = getattr(up, "scope", None)
     if scope is not None and getattr(scope, "known", False) is None and not scope.stack:
         scope.known = v.bindings

@@ -1,0 +1,173 @@
+"""Statements the rewrite cannot touch, found with ``ast`` before the libcst walk.
+
+The rewriting transformer rebuilds every node it visits; most statements of a legacy
+module (whole functions, and most lines of the others) have nothing to do with Paddle.
+A statement is left out of the walk (``Upgrader.on_visit`` returns False for it, so
+libcst keeps the original node) when its ``ast`` subtree holds none of:
+
+- a name bound by a ``paddle`` import or a top-level alias of one (``fluid``, ``L``
+  ...), or assigned anywhere in the module from a call through such a name
+  (``exe = fluid.Executor(...)``, ``opt = fluid.optimizer.Adam(...)``); a name bound to
+  the ``paddle`` package itself counts only as ``paddle.<name>`` where ``<name>`` starts
+  legacy names of the rule book (``fluid``, ``dataset``, ``batch`` ...);
+- an attribute named like a method a structural rule looks at (``minimize``, ``run``,
+  ``clone``, ``backward``, ``scale_loss``, ``epoch`` ... :data:`TRIGGERS`), whatever its
+  receiver;
+- an import of a ``paddle`` module (function-level imports), or a string mentioning
+  ``paddle``/``fluid`` (dynamic imports).
+
+Statement hooks still run on a skipped statement (libcst calls ``on_leave``), so
+deletions before it hand their blank lines on. Every structural rule reaches its nodes
+through one of these, which ``tests/test_untouched.py`` checks by comparing the engine's
+output and findings with and without skipping on the fixtures, the programs, generated
+programs and the benchmark modules.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Dict, List, Set
+
+import libcst as cst
+
+#: method names the call and statement hooks of upgrader/fixers look at
+TRIGGERS = frozenset({
+    "clone", "run", "minimize", "set_dict", "current_step_lr", "with_data_parallel",
+    "backward", "clear_gradients", "clear_gradient", "clear_grad", "all_parameters",
+    "block", "current_block", "to_string", "scale_loss", "apply_collective_grads",
+    "prepare_context", "enable", "get_output", "get_func", "get_code",
+    "save_inference_model", "epoch", "step", "state_dict",
+})
+
+#: set PADDLE_UPGRADE_NO_SKIP=1 to walk every statement (the reference behaviour)
+ENABLED = os.environ.get("PADDLE_UPGRADE_NO_SKIP") != "1"
+
+
+class Names:
+    """What makes a statement interesting: ``bound`` names (legacy modules and names, and
+    what is assigned from calls through them) anywhere, and names bound to the ``paddle``
+    package itself only as ``paddle.<legacy top-level name>`` (``paddle.fluid``,
+    ``paddle.dataset`` ...: modern ``paddle.nn.Linear`` is no legacy use)."""
+
+    def __init__(self, bound: Set[str], packages: Set[str], tops: Set[str]):
+        self.bound = bound
+        self.packages = packages
+        self.tops = tops
+
+
+def _interesting(tree: ast.AST, names: "Names") -> bool:
+    bound, packages, tops = names.bound, names.packages, names.tops
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name:
+            if node.id in bound:  # type: ignore[attr-defined]
+                return True
+        elif t is ast.Attribute:
+            if node.attr in TRIGGERS:  # type: ignore[attr-defined]
+                return True
+            v = node.value  # type: ignore[attr-defined]
+            if type(v) is ast.Name and v.id in packages and node.attr in tops:  # type: ignore[attr-defined]
+                return True
+        elif t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            if isinstance(v, str) and ("paddle" in v or "fluid" in v):
+                return True
+        elif t is ast.Import or t is ast.ImportFrom:
+            return True  # imports inside functions and classes: let the engine see them
+        elif t is ast.Global or t is ast.Nonlocal:
+            return True
+    return False
+
+
+def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
+    """Names assigned (anywhere) from a call through one of ``names``."""
+    out: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            f = node.value.func
+            while isinstance(f, ast.Attribute):
+                f = f.value
+            if isinstance(f, ast.Name) and f.id in names:
+                for t in node.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            out.add(n.id)
+    return out
+
+
+def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str],
+                         tops: Set[str]) -> Set[int]:
+    """ids of the statements of ``module`` the engine need not walk: top-level ones and,
+    inside the bodies of the statements it walks (functions, classes, loops, ``if``,
+    ``with``, ``try``), nested ones."""
+    if not ENABLED:
+        return set()
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()
+    packages = {local for local, dotted in bindings.items() if dotted == "paddle"}
+    bound = {local for local in bindings if local not in packages}
+    bound |= _assigned_from_calls(tree, set(bindings))
+    names = Names(bound, packages, tops)
+    out: Set[int] = set()
+    if not _block(module.body, tree.body, names, out):
+        return set()  # the two parsers disagree somewhere: walk everything
+    return out
+
+
+def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int]) -> bool:
+    """Pair the statements of a libcst body with the ``ast`` ones (a simple statement line
+    holds one ``ast`` statement per small statement) and decide each; False when the two
+    do not line up."""
+    i = 0
+    for stmt in cst_body:
+        n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+        group = ast_body[i:i + n]
+        i += n
+        if len(group) != n:
+            return False
+        if not any(_interesting(a, names) for a in group):
+            out.add(id(stmt))
+        elif n == 1 and not isinstance(stmt, cst.SimpleStatementLine):
+            if not _inner(stmt, group[0], names, out):
+                return False
+    return i == len(ast_body)
+
+
+def _suite(body, ast_body, names, out) -> bool:
+    if isinstance(body, cst.IndentedBlock):
+        return _block(body.body, ast_body, names, out)
+    return True  # `if x: a; b` on one line: nothing to skip inside
+
+
+def _inner(stmt, a: ast.stmt, names: Names, out: Set[int]) -> bool:
+    """Recurse into the bodies of a compound statement that is walked."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and \
+            isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _suite(stmt.body, a.body, names, out)
+    if isinstance(stmt, (cst.For, cst.While)) and isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
+        ok = _suite(stmt.body, a.body, names, out)
+        if stmt.orelse is not None:
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
+        return ok
+    if isinstance(stmt, cst.With) and isinstance(a, (ast.With, ast.AsyncWith)):
+        return _suite(stmt.body, a.body, names, out)
+    if isinstance(stmt, cst.If) and isinstance(a, ast.If):
+        ok = _suite(stmt.body, a.body, names, out)
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.Else):
+            ok = ok and _suite(orelse.body, a.orelse, names, out)
+        elif isinstance(orelse, cst.If):  # elif: the ast has it as the only orelse statement
+            ok = ok and len(a.orelse) == 1 and _inner(orelse, a.orelse[0], names, out)
+        return ok
+    if isinstance(stmt, cst.Try) and isinstance(a, ast.Try):
+        ok = _suite(stmt.body, a.body, names, out) and len(stmt.handlers) == len(a.handlers)
+        for h, ah in zip(stmt.handlers, a.handlers):
+            ok = ok and _suite(h.body, ah.body, names, out)
+        if stmt.orelse is not None:
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
+        if stmt.finalbody is not None:
+            ok = ok and _suite(stmt.finalbody.body, a.finalbody, names, out)
+        return ok
+    return True  # anything else (match, try*, ...) is walked whole
