@@ -143,10 +143,56 @@ def _used_names_reference(module: cst.Module) -> Set[str]:
 
 
 def _binds_paddle(module: cst.Module) -> bool:
-    for b in collect_imports(module).all_bindings:
-        if b.local == "paddle" and b.module_level and not is_legacy(getattr(b, "imports_module", "paddle")):
-            return True
+    """A top-level ``import paddle`` (or ``import paddle.x``) that no module-level code
+    before it uses ``paddle``: one further down, after code that now uses ``paddle``,
+    would come too late."""
+    earlier = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and _imports_paddle(stmt):
+            return not any(_runs_paddle(s) for s in earlier)
+        earlier.append(stmt)
     return False
+
+
+def _imports_paddle(stmt: cst.SimpleStatementLine) -> bool:
+    for x in stmt.body:
+        if isinstance(x, cst.Import):
+            for a in x.names:
+                full = dotted_of(a.name) or ""
+                if a.asname is None:
+                    if full.split(".")[0] == "paddle" and not is_legacy(full):
+                        return True
+                elif full == "paddle" and a.asname.name.value == "paddle":  # type: ignore[union-attr]
+                    return True
+    return False
+
+
+def _runs_paddle(stmt) -> bool:
+    """Whether ``stmt`` reads the name ``paddle`` when it runs (function bodies and
+    lambdas run later)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            for d in node.decorators:
+                d.visit(self)
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Import(self, node):
+            return False  # `import paddle.fluid as fluid` names the package, reads nothing
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_Name(self, node):
+            if node.value == "paddle":
+                found.append(node)
+
+    stmt.visit(V())
+    return bool(found)
 
 
 def _binds_module(module: cst.Module, name: str) -> bool:
