@@ -24,7 +24,10 @@ Example
 Fix safety
     Manual: which gradients to clear, and where, is the program's decision. Loops that
     clear the gradients are not reported; two ``backward()`` calls in one iteration before
-    the clearing are not detected (1.8 kept the last, today both are summed).
+    the clearing are not detected (1.8 kept the last, today both are summed): a static
+    check cannot tell whether they reach the same parameters (three models each with its
+    own loss, one clearing loop at the end, is common and correct), nor which branch of an
+    ``if`` runs.
 """
 from __future__ import annotations
 
