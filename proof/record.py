@@ -102,7 +102,7 @@ def verify(cases: Sequence[Case], python: Optional[str] = None,
                                 f"says ok={rec.get('ok')} {rec.get('error', '')[-300:]}")
             elif golden.get("ok"):
                 why = snippets.compare(golden["result"], rec["result"], VERIFY_RTOL,
-                                       VERIFY_ATOL)
+                                       VERIFY_ATOL, label)
                 if why:
                     problems.append(f"{c.key}: re-run on {label} differs from the golden: "
                                     f"{why}")

@@ -395,7 +395,8 @@ def judge(case: Case, golden: Optional[dict], records: Dict[str, dict]) -> Verdi
         if not rec.get("ok"):
             problems.append(f"{engine}: {last_error_line(rec.get('error', ''))}")
             continue
-        why = snippets.compare(golden["result"], rec["result"], rtol, atol)
+        why = snippets.compare(golden["result"], rec["result"], rtol, atol,
+                               (golden.get("recorded_with") or {}).get("paddle") or "1.8.5")
         if why:
             problems.append(f"{engine}: {why}")
     if case.difference:

@@ -269,30 +269,31 @@ def _close(a, b, rtol, atol):
     return a == b
 
 
-def compare(expected, actual, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
-    """None when ``actual`` matches ``expected`` (both emission payloads), else why not."""
+def compare(expected, actual, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, legacy="1.8.5"):
+    """None when ``actual`` matches ``expected`` (both emission payloads), else why not;
+    ``legacy`` names the engine that recorded ``expected`` in the message."""
     if expected.get("sequence") != actual.get("sequence"):
-        return "out is %s on 1.8.5 but %s here" % (
-            "a list/tuple" if expected.get("sequence") else "a single value",
+        return "out is %s on %s but %s here" % (
+            "a list/tuple" if expected.get("sequence") else "a single value", legacy,
             "a list/tuple" if actual.get("sequence") else "a single value")
     exp, act = expected["outputs"], actual["outputs"]
     if len(exp) != len(act):
-        return "%d outputs on 1.8.5, %d here" % (len(exp), len(act))
+        return "%d outputs on %s, %d here" % (len(exp), legacy, len(act))
     if expected.get("inputs_digest") and actual.get("inputs_digest") \
             and expected["inputs_digest"] != actual["inputs_digest"]:
         return "the generated inputs differ from the recorded ones (numpy stream changed?)"
     for i, (e, a) in enumerate(zip(exp, act)):
         where = "out" if len(exp) == 1 and not expected.get("sequence") else "out[%d]" % i
         if e["shape"] != a["shape"]:
-            return "%s: shape %s on 1.8.5, %s here" % (where, e["shape"], a["shape"])
+            return "%s: shape %s on %s, %s here" % (where, e["shape"], legacy, a["shape"])
         if e["dtype"] != a["dtype"]:
-            return "%s: dtype %s on 1.8.5, %s here" % (where, e["dtype"], a["dtype"])
+            return "%s: dtype %s on %s, %s here" % (where, e["dtype"], legacy, a["dtype"])
         ev, av = list(_flat(e["values"])), list(_flat(a["values"]))
         bad = [k for k, (x, y) in enumerate(zip(ev, av)) if not _close(y, x, rtol, atol)]
         if bad or len(ev) != len(av):
             k = bad[0] if bad else min(len(ev), len(av))
             return "%s: %d of %d values differ (rtol=%g, atol=%g); first at flat index %d: " \
-                   "1.8.5 %r, here %r" % (where, len(bad), len(ev), rtol, atol, k,
+                   "%s %r, here %r" % (where, len(bad), len(ev), rtol, atol, k, legacy,
                                           ev[k] if k < len(ev) else None,
                                           av[k] if k < len(av) else None)
     return None
