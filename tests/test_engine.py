@@ -371,3 +371,44 @@ def test_save_dygraph_of_a_layer_subclass_under_any_base_name():
     out = upgrade_source(code, rules=full).code
     assert "paddle.save(net.state_dict(), 'ckpt' + '.pdparams')" in out
     assert upgrade_source(out, rules=full).code == out
+
+
+def _full():
+    from upgrader.rulebook import load
+    return load()
+
+
+def test_rewrite_inside_an_f_string_never_reuses_its_quotes():
+    """Fuzz regression: load_dygraph's rewrite quotes '.pdparams'; inside f'...' that ended
+    the string (invalid before Python 3.12). Such a call is left manual; the same call in
+    an f-string of the other quote is rewritten."""
+    code = ("import paddle.fluid as fluid\nv = f'{fluid.load_dygraph(x)} done'\n"
+            "w = f\"{fluid.load_dygraph(x)} ok\"\n")
+    r = upgrade_source(code, rules=_full())
+    cst.parse_module(r.code)
+    import ast
+    ast.parse(r.code)
+    assert "v = f'{fluid.load_dygraph(x)} done'" in r.code
+    assert "w = f\"{(paddle.load(x + '.pdparams')" in r.code
+    assert [f.fix for f in r.findings if f.line == 2 and f.code == "PU105"] == ["manual"]
+    assert upgrade_source(r.code, rules=_full()).code == r.code
+
+
+def test_a_bound_name_is_never_renamed():
+    """Fuzz regression: `with guard() as g` where an import binds g: a second fix renamed
+    the binding `g = None` to `paddle.static.gradients = None`."""
+    code = ("import paddle.fluid as fluid\nfrom paddle.fluid import gradients as g\n"
+            "with fluid.dygraph.guard() as g:\n    pass\ng = None\nfor g in xs:\n    pass\n")
+    out = upgrade_source(code, rules=_full()).code
+    assert "paddle.static.gradients =" not in out and "as paddle" not in out
+    assert "\ng = None\n" in out and "for g in xs:" in out
+    assert upgrade_source(out, rules=_full()).code == out
+
+
+def test_manual_layers_data_keeps_its_legacy_shape():
+    """Fuzz regression: a layers.data call left manual (type=...) still had its shape
+    rewritten, and a second fix prefixed the batch dimension again."""
+    code = "import paddle.fluid as fluid\nd = fluid.layers.data(name='x', shape=s, type=t)\n"
+    out = upgrade_source(code, rules=_full()).code
+    assert "shape=s, type=t" in out
+    assert upgrade_source(out, rules=_full()).code == out

@@ -252,6 +252,7 @@ class Upgrader(FastTransformer):
         self.module = module
         self.source = source
         self.untouched: Set[int] = set()  # ids of the statements not walked (untouched.py)
+        self.fstring_quotes: List[str] = []  # quote character of each enclosing f-string
         self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
@@ -460,13 +461,86 @@ class Upgrader(FastTransformer):
         return updated
 
     # ----------------------------------------------------------------- calls
+    # ----------------------------------------------------------------- bound names
+    # a plain name being bound (`g = None`, `with ... as g`, `for g in ...`) is no use of
+    # the legacy object an import bound to it: never renamed
+    def _binding_target(self, target) -> None:
+        if isinstance(target, cst.Name):
+            self.skip_nodes.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._binding_target(e.value)
+        elif isinstance(target, cst.StarredElement):
+            self._binding_target(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        self._binding_target(node.target)
+        return True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._binding_target(node.target)
+        return True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._binding_target(node.target)
+        return True
+
+    def visit_AsName(self, node: cst.AsName) -> bool:
+        self._binding_target(node.name)
+        return True
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._binding_target(node.target)
+        return True
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        self._binding_target(node.target)
+        return True
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        self._binding_target(node.target)
+        return True
+
     def visit_Call(self, node: cst.Call) -> bool:
         entry = self.entry_for(self.resolve_dotted(node.func))
         if entry is not None:
             self.handled_calls[id(node.func)] = entry
         return True
 
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        self.fstring_quotes.append(node.end[0])  # ' or "
+        return True
+
+    def leave_FormattedString(self, original, updated):
+        self.fstring_quotes.pop()
+        return updated
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if not self.fstring_quotes:
+            return self._leave_call(original, updated)
+        # inside an f-string: before Python 3.12 its expressions cannot use its own quote
+        # character, so a rewrite that needs one is left for a manual rewrite
+        first = len(self.findings)
+        imports_before = set(self.needed_imports)
+        result = self._leave_call(original, updated)
+        quote = self.fstring_quotes[-1]
+        if result is updated or not isinstance(result, cst.CSTNode) or \
+                quote not in cst.Module(body=[]).code_for_node(result):
+            return result
+        self.needed_imports.intersection_update(imports_before)
+        mine = self.findings[first:]
+        del self.findings[first:]
+        for f in mine:
+            if f.applied:
+                self.report_at((f.line, f.column, f.end_line, f.end_column), f.code,
+                               f"{f.message} — inside an f-string delimited by {quote}, which the "
+                               "rewrite's own quotes would end: rewrite it by hand or move the "
+                               "call out of the f-string", f.legacy, f.replacement, "manual")
+            else:
+                self.findings.append(f)
+        return updated
+
+    def _leave_call(self, original: cst.Call, updated: cst.Call):
         entry = self.handled_calls.get(id(original.func))
         if entry is None:
             updated = fixers.program_clone.check_call(self, original, updated)

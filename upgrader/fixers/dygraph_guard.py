@@ -53,10 +53,17 @@ def rewrite(up, original: cst.With, updated: cst.With):
     bound = None
     if asname is not None and isinstance(asname.name, cst.Name):
         bound = asname.name.value
-    if (asname is not None and bound is None) or original.asynchronous is not None:
-        up.report(original, CODE, "`fluid.dygraph.guard()` bound to a target that is not a "
-                  "plain name (or `async with`): remove the block by hand (dynamic mode is "
-                  "the default)", "paddle.fluid.dygraph.guard", "", "manual")
+    if bound is not None and bound in up.imports.bindings:
+        bound = None  # `as g` rebinds an imported name: leave it to the author
+        asname_clash = True
+    else:
+        asname_clash = False
+    if asname_clash or (asname is not None and bound is None) or original.asynchronous is not None:
+        what = ("bound to a name an import also binds" if asname_clash else
+                "bound to a target that is not a plain name (or `async with`)")
+        up.report(original, CODE, f"`fluid.dygraph.guard()` {what}: remove the block by hand "
+                  "(dynamic mode is the default, and `as` bound None)", "paddle.fluid.dygraph.guard",
+                  "", "manual")
         return updated
     if not up.opts.enabled(CODE) or up.suppressed(up.pos(original)[0], CODE):
         return updated

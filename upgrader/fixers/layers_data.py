@@ -149,7 +149,10 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if not up.can_apply(use, original):
         return up.apply_entry(original, updated, use)  # reported, left as it is
     call = _with_value(updated, shape_arg, new_shape) if new_shape is not shape else updated
-    return up.apply_entry(original, call, use)
+    result = up.apply_entry(original, call, use)
+    if result is call and call is not updated:
+        return updated  # left for a manual rewrite (another argument): keep the legacy shape
+    return result
 
 
 def _manual_ab(entry):
