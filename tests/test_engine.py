@@ -412,3 +412,13 @@ def test_manual_layers_data_keeps_its_legacy_shape():
     out = upgrade_source(code, rules=_full()).code
     assert "shape=s, type=t" in out
     assert upgrade_source(out, rules=_full()).code == out
+
+
+def test_guard_as_an_imported_name_is_manual_on_every_fix():
+    """Fuzz regression: with guard() as g, g also imported: the first fix left it manual and
+    dropped the import (its other uses were rewritten), so a second fix rewrote the guard."""
+    code = ("import paddle.fluid as fluid\nfrom paddle.fluid.dygraph.base import no_grad as g\n\n"
+            "with fluid.dygraph.base.guard() as g:\n    pass\n\n@g\ndef f(x):\n    return x\n")
+    out = upgrade_source(code, rules=_full()).code
+    assert "with fluid.dygraph.base.guard() as g:" in out and "import no_grad as g" in out
+    assert upgrade_source(out, rules=_full()).code == out

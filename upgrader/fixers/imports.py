@@ -74,6 +74,13 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]
         def visit_Name(self, node):
             uses.append((node.value, self.stack))
 
+        def visit_WithItem(self, node):
+            # `with guard() as g` left for a manual rewrite keeps an import that binds g
+            # (a second fix must see the same clash)
+            if node.asname is not None and isinstance(node.asname.name, cst.Name):
+                uses.append((node.asname.name.value, self.stack))
+            return super().visit_WithItem(node) if hasattr(super(), "visit_WithItem") else True
+
         def visit_Attribute(self, node):
             d = dotted_of(node)
             if d and d.startswith("paddle.fluid"):
@@ -126,6 +133,11 @@ def _used_names_reference(module: cst.Module) -> Set[str]:
         def visit_Name(self, node):
             if not scope.shadowed(node.value):
                 used.add(node.value)
+
+        def visit_WithItem(self, node):
+            if node.asname is not None and isinstance(node.asname.name, cst.Name) \
+                    and not scope.shadowed(node.asname.name.value):
+                used.add(node.asname.name.value)
 
         def visit_Attribute(self, node):
             d = dotted_of(node)
