@@ -422,3 +422,13 @@ def test_guard_as_an_imported_name_is_manual_on_every_fix():
     out = upgrade_source(code, rules=_full()).code
     assert "with fluid.dygraph.base.guard() as g:" in out and "import no_grad as g" in out
     assert upgrade_source(out, rules=_full()).code == out
+
+
+def test_guard_as_a_name_imported_at_module_level_is_a_local_in_a_function():
+    """Fuzz regression: inside a function `with guard() as g` binds a local g, whatever the
+    module imports as g: the rewrite keeps `g = None` there, on every fix."""
+    code = ("import paddle.fluid as fluid\nfrom paddle.fluid.dygraph.base import no_grad as g\n\n"
+            "@g\ndef f():\n    with fluid.dygraph.guard() as g:\n        return g\n")
+    out = upgrade_source(code, rules=_full()).code
+    assert "        g = None\n" in out and "guard()" not in out
+    assert upgrade_source(out, rules=_full()).code == out

@@ -53,8 +53,9 @@ def rewrite(up, original: cst.With, updated: cst.With):
     bound = None
     if asname is not None and isinstance(asname.name, cst.Name):
         bound = asname.name.value
-    if bound is not None and bound in up.imports.bindings:
-        bound = None  # `as g` rebinds an imported name: leave it to the author
+    if bound is not None and bound in up.imports.bindings and not up.scope.stack:
+        # at module level `as g` rebinds the imported g (in a function g is a local)
+        bound = None
         asname_clash = True
     else:
         asname_clash = False
