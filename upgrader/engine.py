@@ -253,6 +253,8 @@ class Upgrader(FastTransformer):
         self.source = source
         self.untouched: Set[int] = set()  # ids of the statements not walked (untouched.py)
         self.fstring_quotes: List[str] = []  # quote character of each enclosing f-string
+        self.function_decorators: Set[int] = set()  # ids of decorators of functions
+        self.decorator_scopes: List[Optional[Set[str]]] = []
         self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
@@ -399,6 +401,8 @@ class Upgrader(FastTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.skip_nodes.add(id(node.name))
         self.scope.push(node)
+        for d in node.decorators:  # evaluated in the enclosing scope, not the function's
+            self.function_decorators.add(id(d))
         return True
 
     def leave_FunctionDef(self, original, updated):
@@ -423,6 +427,8 @@ class Upgrader(FastTransformer):
         return True
 
     def visit_Decorator(self, node: cst.Decorator) -> bool:
+        outer = id(node) in self.function_decorators and bool(self.scope.stack)
+        self.decorator_scopes.append(self.scope.stack.pop() if outer else None)
         dec = node.decorator
         if isinstance(dec, (cst.Name, cst.Attribute)):
             entry = self.entry_for(self.resolve_dotted(dec))
@@ -437,6 +443,9 @@ class Upgrader(FastTransformer):
         return True
 
     def leave_Decorator(self, original, updated):
+        saved = self.decorator_scopes.pop()
+        if saved is not None:
+            self.scope.stack.append(saved)
         new = self.ref_decisions.get(id(original.decorator))
         return updated.with_changes(decorator=new) if new is not None else updated
 

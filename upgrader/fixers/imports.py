@@ -46,17 +46,26 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]
         def __init__(self):
             super().__init__()
             self.stack: tuple = ()  # the scopes' binding sets, innermost last
+            self.skip_decorators: Set[int] = set()
 
         def visit_Assign(self, node):
             return not (skip and id(node) in skip)
 
         def visit_FunctionDef(self, node):
             super().visit_FunctionDef(node)
-            self.stack = self.stack + (self.bindings[id(node)][1],)
+            # decorators run in the enclosing scope: walk them before entering the function
+            outer = self.stack
+            for d in node.decorators:
+                d.visit(self)
+            self.skip_decorators.update(id(d) for d in node.decorators)
+            self.stack = outer + (self.bindings[id(node)][1],)
 
         def leave_FunctionDef(self, node):
             self.stack = self.stack[:-1]
             super().leave_FunctionDef(node)
+
+        def visit_Decorator(self, node):
+            return id(node) not in self.skip_decorators  # already walked (above)
 
         def visit_Lambda(self, node):
             super().visit_Lambda(node)
@@ -106,12 +115,20 @@ def _used_names_reference(module: cst.Module) -> Set[str]:
     used: Set[str] = set()
     scope = ScopeTracker()
 
+    walked: Set[int] = set()
+
     class V(cst.CSTVisitor):
         def visit_FunctionDef(self, node):
+            for d in node.decorators:  # the enclosing scope's
+                d.visit(self)
+                walked.add(id(d))
             scope.push(node)
 
         def leave_FunctionDef(self, node):
             scope.pop()
+
+        def visit_Decorator(self, node):
+            return id(node) not in walked
 
         def visit_Lambda(self, node):
             scope.push(node)
