@@ -16,7 +16,8 @@ import sys
 import warnings
 
 __all__ = [
-    "LegacyAPIError", "DeviceUnavailableError", "LegacyAPIWarning", "DeviceFallbackWarning",
+    "LegacyAPIError", "DeviceUnavailableError", "SubclassMustDefine", "LegacyAPIWarning",
+    "DeviceFallbackWarning",
     "install", "uninstall", "installed", "run_script", "launch_command",
 ]
 
@@ -26,6 +27,12 @@ class LegacyAPIError(RuntimeError):
 
     The message says what the API was, the rule code, and how to migrate.
     """
+
+
+class SubclassMustDefine(NotImplementedError):
+    """A method of a 1.x base class that user subclasses define (``MetricBase.update`` /
+    ``eval``, ``LearningRateDecay.step``), called on a class that does not: 1.8.5 raised
+    NotImplementedError there, and so does compat (this is a subclass of it)."""
 
 
 class DeviceUnavailableError(RuntimeError):

@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 
-from compat import _lazy
+from compat import SubclassMustDefine, _lazy
 from compat._runtime import legacy
 
 __all__ = ["MetricBase", "CompositeMetric", "Precision", "Recall", "Accuracy", "Auc"]
@@ -54,11 +54,12 @@ class MetricBase(object):
         states = {a: v for a, v in self.__dict__.items() if not a.startswith("_")}
         return {"name": self._name, "states": copy.deepcopy(states)}
 
+    # defined by subclasses (1.8.5's own message)
     def update(self, preds, labels):
-        raise NotImplementedError("Should not use it directly, please extend it.")
+        raise SubclassMustDefine("Should not use it directly, please extend it.")
 
     def eval(self):
-        raise NotImplementedError("Should not use it directly, please extend it.")
+        raise SubclassMustDefine("Should not use it directly, please extend it.")
 
 
 @_m("CompositeMetric")

@@ -23,7 +23,7 @@ import math
 import paddle
 from paddle.optimizer.lr import LRScheduler
 
-from compat import _lazy
+from compat import SubclassMustDefine, _lazy
 from compat._runtime import legacy, quiet
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
@@ -55,12 +55,18 @@ class LegacyDecay(LRScheduler):
         self._ready()
 
     def _ready(self):
+        if type(self).step is LegacyDecay.step:
+            # the bare base class: 1.8.5 builds it and fails only when the rate is asked for
+            self.base_lr = self.last_lr = 0.0
+            return
         self.base_lr = self.last_lr = float(self.step())
 
     # 1.x protocol ---------------------------------------------------------------
     def step(self):
-        """1.x: the learning rate at the current ``step_num`` (does not advance)."""
-        raise NotImplementedError
+        """1.x: the learning rate at the current ``step_num`` (does not advance);
+        defined by each decay."""
+        raise SubclassMustDefine(f"{type(self).__name__}.step(): a LearningRateDecay "
+                                 "subclass returns the learning rate at self.step_num")
 
     def create_lr_var(self, lr):
         return float(lr)
