@@ -325,7 +325,9 @@ class Upgrader(FastTransformer):
                                      message, legacy, replacement, fix, applied=applied))
         if (fix == "manual" or (fix == "unsafe" and not applied)) and not silent:
             if self.todo_stack:
-                self.todo_stack[-1].append(todo_text(code, todo or message, legacy))
+                # point the TODO at the entry when there is one, else at the rule itself
+                explain = legacy if not legacy or self.rules.lookup(legacy) else code
+                self.todo_stack[-1].append(todo_text(code, todo or message, explain))
 
     def report_entry(self, node, entry: Entry, applied: bool, manual: Optional[str] = None):
         short = entry.short
@@ -668,17 +670,16 @@ class Upgrader(FastTransformer):
         return self.ref_decisions.get(id(original), updated)
 
 
-def todo_text(code: str, message: str, legacy: str) -> str:
-    """A one-line TODO: the code, the first sentence of the message, where to read more."""
+def todo_text(code: str, message: str, explain: str) -> str:
+    """A one-line TODO: the code, the first sentence of the message, where to read more
+    (``explain``: a legacy name with a rule entry, or a rule code)."""
     text = " ".join(message.split())
     cut = re.search(r"(?<=[.;])\s", text[40:])
     if cut and 40 + cut.start() < len(text) - 1:
         text = text[: 40 + cut.start()].rstrip(".;")
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
-    short = legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
-    if code in ("PU001", "PU002", "PU003", "PU215", "PU216"):
-        short = code  # no entry to explain: point at the rule itself
+    short = explain[len("paddle."):] if explain.startswith("paddle.fluid") else explain
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"
 

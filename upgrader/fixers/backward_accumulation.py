@@ -37,7 +37,6 @@ import libcst as cst
 
 CODE = "PU215"
 CLEARS = ("clear_gradients", "clear_gradient", "clear_grad")
-LOOPS = (cst.For, cst.While)
 
 
 class Tracker:
@@ -102,35 +101,7 @@ def _is_backward(node: cst.Call, strategies) -> bool:
 
 
 def _plan(up) -> Dict[int, bool]:
-    cached = getattr(up, "_backward_plan", None)
-    if cached is not None:
-        return cached
-    # not surveyed (a caller outside upgrade_source): walk the module now
-    from upgrader.fixers.save_load_dygraph import _assignments
-    tracker = Tracker()
-    depth = [0]
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            depth[0] += 1
-
-        def leave_FunctionDef(self, node):
-            depth[0] -= 1
-
-        def visit_For(self, node):
-            tracker.enter_loop()
-
-        def leave_For(self, node):
-            tracker.leave_loop()
-
-        visit_While = visit_For
-        leave_While = leave_For
-
-        def visit_Call(self, node):
-            tracker.call(node, depth[0] > 0)
-
-    up.module.visit(V())
-    up._backward_plan = tracker.plan(_assignments(up))
+    """The plan the survey walk made (``static_mode.survey``, run by ``Upgrader``)."""
     return up._backward_plan
 
 

@@ -53,12 +53,8 @@ def rewrite(up, original: cst.With, updated: cst.With):
     bound = None
     if asname is not None and isinstance(asname.name, cst.Name):
         bound = asname.name.value
-    if bound is not None and bound in up.imports.bindings and not up.scope.stack:
-        # at module level `as g` rebinds the imported g (in a function g is a local)
-        bound = None
-        asname_clash = True
-    else:
-        asname_clash = False
+    # at module level `as g` rebinds an imported g (in a function g is a local)
+    asname_clash = bound is not None and bound in up.imports.bindings and not up.scope.stack
     if asname_clash or (asname is not None and bound is None) or original.asynchronous is not None:
         what = ("bound to a name an import also binds" if asname_clash else
                 "bound to a target that is not a plain name (or `async with`)")

@@ -88,7 +88,7 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]
             # (a second fix must see the same clash)
             if node.asname is not None and isinstance(node.asname.name, cst.Name):
                 uses.append((node.asname.name.value, self.stack))
-            return super().visit_WithItem(node) if hasattr(super(), "visit_WithItem") else True
+            return super().visit_WithItem(node)
 
         def visit_Attribute(self, node):
             d = dotted_of(node)

@@ -60,19 +60,9 @@ def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> N
 
 
 def _assignments(up) -> Dict[str, Optional[str]]:
-    """name -> dotted legacy constructor it was last assigned from (module-wide); filled
-    by the static-mode survey walk before the rewrite, else walked here."""
-    if getattr(up, "_assign_cache", None) is not None:
-        return up._assign_cache
-    out: Dict[str, Optional[str]] = {}
-
-    class V(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign):
-            assignment_origins(up, node, out)
-
-    up.module.visit(V())
-    up._assign_cache = out
-    return out
+    """name -> dotted legacy constructor it was last assigned from (module-wide), as the
+    survey walk (``static_mode.survey``, run by ``Upgrader``) recorded it."""
+    return up._assign_cache
 
 
 LAYER_BASES = ("paddle.fluid.dygraph.Layer", "paddle.fluid.dygraph.layers.Layer", "paddle.nn.Layer")
