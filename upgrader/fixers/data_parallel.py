@@ -7,14 +7,21 @@ What it does
     (``pass`` when they were the only statement of a block), ``y = model.scale_loss(x)``
     becomes ``y = x``, and ``strategy = fluid.dygraph.prepare_context()`` becomes
     ``paddle.distributed.init_parallel_env()`` when the strategy was only handed to
-    ``DataParallel``.
+    ``DataParallel``. The collective fleet's no-op calls (entries marked
+    ``structural = "collective-noop"``: ``fleet.init_worker()``, ``init_server()``,
+    ``run_server()``, ``stop_worker()`` of ``fluid.incubate.fleet.collective``) are deleted
+    when they are a statement of their own (``pass`` when they were the only statement of a
+    block).
 
 Why is this bad?
     Paddle 2.0+ ``DataParallel`` averages the gradients across ranks inside
     ``loss.backward()``. 1.8 did it in two explicit steps: ``scale_loss`` divided the loss
     by the number of ranks and ``apply_collective_grads`` summed the gradients. Both are
     kept only as deprecated no-ops today; ``init_parallel_env()`` returns a process group
-    (or ``None`` with one process), not the 1.8 ``ParallelStrategy``.
+    (or ``None`` with one process), not the 1.8 ``ParallelStrategy``. 1.8's collective
+    fleet only logged "You should not call 'init_worker' method for collective mode" for
+    the parameter-server calls; ``paddle.distributed.fleet`` raises ``ValueError`` ("Fleet
+    can not find suitable runtime handler") for them after ``fleet.init(is_collective=True)``.
 
 Example
     ``strategy = fluid.dygraph.prepare_context()`` /
@@ -29,7 +36,10 @@ Fix safety
     One visible difference: with N ranks 1.8's scaled loss printed as loss / N, the loss
     is now the rank's unscaled loss. A ``prepare_context()`` result used for anything else
     than ``DataParallel`` (``strategy.nranks``, ...) is manual: use
-    ``paddle.distributed.get_world_size()`` / ``get_rank()``.
+    ``paddle.distributed.get_world_size()`` / ``get_rank()``. A collective fleet no-op whose
+    value is used (``r = fleet.init_worker()``), that shares a one-line block
+    (``if a: fleet.stop_worker()``) or whose arguments are more than names, attributes and
+    literals (their evaluation would be lost) is manual.
 """
 from __future__ import annotations
 
@@ -41,7 +51,7 @@ from upgrader import removal
 from upgrader.args import Manual, bind, code_of
 
 CODE = "PU212"
-STRUCTURAL = ("data-parallel",)
+STRUCTURAL = ("data-parallel", "collective-noop")
 
 DATA_PARALLEL = ("paddle.fluid.dygraph.DataParallel", "paddle.fluid.dygraph.parallel.DataParallel")
 PREPARE = ("paddle.fluid.dygraph.prepare_context", "paddle.fluid.dygraph.parallel.prepare_context")
@@ -53,6 +63,8 @@ class _Plan:
         self.wrapped: Set[str] = set()          # source of targets bound to DataParallel(...)
         self.actions: Dict[int, tuple] = {}     # id(statement) -> (kind, data)
         self.strategy_ok: Dict[int, bool] = {}  # id(prepare_context call) -> only fed to DataParallel
+        self.noop_calls: Dict[int, Optional[Tuple[int, int]]] = {}  # id(Expr's call) -> (id(line), index)
+        self.noop_drops: Dict[int, Dict[int, str]] = {}   # id(line) -> {index: legacy name}
 
 
 def _resolves(up, node, names) -> bool:
@@ -89,9 +101,18 @@ class _Survey(cst.CSTVisitor):
         self.statements: List[Tuple[cst.SimpleStatementLine, int]] = []
         self.loads: Dict[Tuple[str, int], list] = {}
         self.dp_calls: List[cst.Call] = []
+        self.expr_calls: Dict[int, Optional[Tuple[int, int]]] = {}
 
     def visit_SimpleStatementLine(self, node):
         self.statements.append((node, self.scopes[-1]))
+        for i, small in enumerate(node.body):
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                self.expr_calls[id(small.value)] = (id(node), i)
+
+    def visit_SimpleStatementSuite(self, node):  # `if a: f()`: not deleted (manual)
+        for small in node.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                self.expr_calls[id(small.value)] = None
 
     def visit_Call(self, node):
         if _resolves(self.up, node.func, DATA_PARALLEL):
@@ -151,6 +172,7 @@ def plan(up) -> _Plan:
     p = up._data_parallel_plan = _Plan()
     v = _Survey(up)
     up.module.visit(v)
+    p.noop_calls = v.expr_calls
     for stmt, _ in v.statements:
         s = _single(stmt)
         if isinstance(s, cst.Assign) and len(s.targets) == 1 and isinstance(s.value, cst.Call) \
@@ -200,6 +222,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """``prepare_context()``: the data rule, unless its strategy is used beyond DataParallel.
     ``DataParallel(layers, strategy)``: the data rule (strategy dropped), unless dropping the
     strategy expression would drop a call (``DataParallel(m, prepare_context())``)."""
+    if entry.structural == "collective-noop":
+        return _noop_call(up, original, updated, entry)
     if entry.name in DATA_PARALLEL:
         bound = bind(entry, updated)
         if not isinstance(bound, Manual):
@@ -221,6 +245,43 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     return up.apply_entry(original, updated, entry)
 
 
+def _plain(node) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString,
+                             cst.ConcatenatedString))
+
+
+def _noop_call(up, original, updated, entry):
+    """A collective fleet no-op: the statement hook deletes it when it is a statement of its
+    own; a call whose value is used stays (manual)."""
+    if not up.can_apply(entry, original) or not _enabled(up, original):
+        up.report_entry(original, entry, False)
+        return updated
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        up.report_entry(original, entry, False, manual=bound.reason)
+        return updated
+    if not all(_plain(a.value) for a in original.args):
+        up.report_entry(original, entry, False, manual=(
+            "its arguments would be evaluated no more once the no-op call is deleted: "
+            "evaluate them in a statement of their own, then delete the call"))
+        return updated
+    calls = plan(up).noop_calls
+    if id(original) in calls and calls[id(original)] is None:
+        up.report_entry(original, entry, False, manual=(
+            "it is the body of a one-line block: put the block on its own lines (or write "
+            "pass there) and delete the call"))
+        return updated
+    where = calls.get(id(original))
+    if where is None:
+        up.report_entry(original, entry, False, manual=(
+            "its value is used: 1.8's collective fleet returned None (and logged a warning); "
+            "3.x raises ValueError in collective mode: drop the call and use None"))
+        return updated
+    line, index = where
+    plan(up).noop_drops.setdefault(line, {})[index] = entry.name
+    return updated
+
+
 def leave_statement(up, original, updated):
     """Statement hook (every simple and compound statement): the planned rewrites."""
     result = _leave(up, original, updated)
@@ -232,6 +293,10 @@ def leave_statement(up, original, updated):
 def _leave(up, original, updated):
     if not isinstance(updated, cst.SimpleStatementLine):
         return updated
+    p = getattr(up, "_data_parallel_plan", None)
+    drops = p.noop_drops.get(id(original)) if p is not None else None
+    if drops:
+        return _drop_noops(up, original, updated, drops)
     s = _single(original)
     if s is None or not isinstance(s, (cst.Expr, cst.Assign)):
         return updated
@@ -268,3 +333,17 @@ def _leave(up, original, updated):
               "across ranks in backward", f"paddle.fluid.dygraph.DataParallel.{data}", "",
               "safe", applied=True)
     return removal.remove(up, original, updated)
+
+
+def _drop_noops(up, original, updated, drops):
+    for name in drops.values():
+        up.report(original, CODE, f"`{name.rsplit('.', 1)[-1]}()` of the collective fleet "
+                  "deleted: 1.8 only logged that it should not be called in collective mode; "
+                  "paddle.distributed.fleet raises ValueError for it", name, "", "safe",
+                  applied=True)
+    if len(drops) == len(updated.body):
+        return removal.remove(up, original, updated)
+    body = [s for i, s in enumerate(updated.body) if i not in drops]
+    if isinstance(body[-1].semicolon, cst.Semicolon):
+        body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(body=body)

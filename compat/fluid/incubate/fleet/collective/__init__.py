@@ -100,7 +100,15 @@ class _Fleet(object):
         if self._distributed:
             paddle.distributed.barrier()
 
+    # 1.8's collective fleet only logged "You should not call '<name>' method for collective
+    # mode" for the parameter-server calls (today's fleet raises ValueError for them)
     def init_worker(self):
+        pass
+
+    def init_server(self, model_dir=None):
+        pass
+
+    def run_server(self):
         pass
 
     def stop_worker(self):
