@@ -119,17 +119,17 @@ class _Fleet(object):
 
     def save_inference_model(self, executor, dirname, feeded_var_names=None, target_vars=None,
                              main_program=None, export_for_deployment=True):
+        # 1.8.5 saved on every trainer (no rank check), as fluid.io.save_inference_model
         from compat.fluid import io
-        if self.is_first_worker():
-            io.save_inference_model.__compat_impl__(
-                dirname, feeded_var_names, target_vars, executor,
-                main_program=main_program or self._origin_program)
+        io.save_inference_model.__compat_impl__(
+            dirname, feeded_var_names, target_vars, executor,
+            main_program=main_program or self._origin_program)
 
     def save_persistables(self, executor, dirname, main_program=None, filename=None):
+        # 1.8.5 saved on every trainer (no rank check), as fluid.io.save_persistables
         from compat.fluid import io
-        if self.is_first_worker():
-            io.save_persistables.__compat_impl__(executor, dirname,
-                                                 main_program or self._origin_program, filename)
+        io.save_persistables.__compat_impl__(executor, dirname,
+                                             main_program or self._origin_program, filename)
 
 
 class _DistributedOptimizer(object):
