@@ -106,7 +106,7 @@ def fill(template: str, subs: Dict[str, cst.BaseExpression]) -> cst.BaseExpressi
     expr = cst.parse_expression(text)
     if isinstance(expr, cst.BaseExpression):
         expr = expr.visit(_Substitute(mapping))
-        if "[" in template or " or " in template or " and " in template:
+        if "[" in template or " or " in template or " and " in template or " if " in template:
             expr = expr.visit(_FoldIndex())
     # parenthesize substituted compound expressions where needed
     return expr  # type: ignore[return-value]
@@ -325,8 +325,18 @@ def _simple(node: cst.BaseExpression) -> bool:
 
 
 class _FoldIndex(cst.CSTTransformer):
-    """``[a, b][0]`` → ``a`` and ``2 or 1`` → ``2``: what a template leaves behind when a
-    hole is filled with a literal."""
+    """``[a, b][0]`` → ``a``, ``2 or 1`` → ``2`` and ``(a if False else b)`` → ``(b)``: what
+    a template leaves behind when a hole is filled with a literal."""
+
+    def leave_IfExp(self, original, updated):
+        kind, value = literal(code_of(updated.test))
+        if kind != "ok":
+            return updated
+        branch = updated.body if value else updated.orelse
+        if branch.lpar or isinstance(branch, (cst.Name, cst.Attribute, cst.Call, cst.Subscript,
+                                               cst.Integer, cst.Float, cst.SimpleString)):
+            return branch
+        return branch.with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
     def leave_BooleanOperation(self, original, updated):
         kind, value = literal(code_of(updated.left))

@@ -36,16 +36,18 @@ Fix safety
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from upgrader.args import Manual, bind, code_of, map_call
+from upgrader.args import Manual, bind, code_of, literal, map_call
 
 CODE = "PU214"
 STEP_BASED = "lr-scheduler-step"
 EPOCH_BASED = "lr-epoch-method"
-STRUCTURAL = (STEP_BASED, EPOCH_BASED)
+STATIC = "lr-static-step"                    # fluid.layers.*_decay in a static program
+STRUCTURAL = (STEP_BASED, EPOCH_BASED, STATIC)
 
 SITES = ("minimize", "step")                 # optimizer calls that advanced a 1.8 decay
 HARMLESS = ("clear_gradients", "clear_grad")  # optimizer methods that do not touch the rate
@@ -72,6 +74,23 @@ class _Survey(cst.CSTVisitor):
         self.skip: set = set()
         self.calls: List[cst.Call] = []
         self.context: Dict[int, cst.Call] = {}                    # id(load) -> innermost call
+        # static-graph decays (STATIC): where each call is, programs, executor runs
+        self.statics: List[Tuple[cst.Call, object, int]] = []
+        self.where: Dict[int, "_Where"] = {}                       # id(call) -> its context
+        self.guards: List["_Guard"] = []
+        self.fluid_scopes: List[Tuple[str, int]] = []            # fluid.scope_guard(name)
+        self.loops: List[int] = []
+        self.dygraph = 0
+        self.runs: List[Tuple[cst.Call, int]] = []                # <x>.run(...) calls, scope
+        self.run_stmt: Dict[int, cst.SimpleStatementLine] = {}    # id(call) -> its statement
+        self.assigned: Dict[Tuple[str, int], cst.BaseExpression] = {}
+        self.chained: Dict[int, cst.Call] = {}                    # id(optimizer call) -> .minimize()
+        self.inline_lr: Dict[int, cst.Call] = {}                  # id(decay call) -> optimizer
+        self.attr_base: set = set()                                # id(name) of `name.attr`
+        self.executors: set = set()                                # names assigned an Executor
+        self.counters: List[cst.Call] = []                         # other readers of the counter
+        self.io_calls: List[cst.Call] = []
+        self.default_calls: List[cst.Call] = []                    # default_main_program()
 
     # scopes
     def _push(self, node):
@@ -102,7 +121,9 @@ class _Survey(cst.CSTVisitor):
         self._push(node)
         for p in _all_params(node.params):
             self._bind(p.name.value)
+        saved = self._enter_body()
         node.body.visit(self)
+        self._leave_body(saved)
         self.scopes.pop()
         return False
 
@@ -110,9 +131,58 @@ class _Survey(cst.CSTVisitor):
         self._push(node)
         for p in _all_params(node.params):
             self._bind(p.name.value)
+        saved = self._enter_body()
         node.body.visit(self)
+        self._leave_body(saved)
         self.scopes.pop()
         return False
+
+    # a function body runs later: outside the guards and loops around its definition
+    def _enter_body(self):
+        saved = (self.guards, self.loops, self.dygraph, self.fluid_scopes)
+        self.guards, self.loops, self.dygraph, self.fluid_scopes = [], [], 0, []
+        return saved
+
+    def _leave_body(self, saved):
+        self.guards, self.loops, self.dygraph, self.fluid_scopes = saved
+
+    def visit_With(self, node):
+        pushed = 0
+        for item in node.items:
+            call = item.item
+            if not isinstance(call, cst.Call):
+                continue
+            entry = _entry(self.up, call.func)
+            if entry is not None and entry.name == GUARD:
+                self.guards.append(_Guard(self.up, call, self.scopes[-1]))
+                pushed += 1
+            elif entry is not None and entry.name == SCOPE_GUARD and len(call.args) == 1 and \
+                    isinstance(call.args[0].value, cst.Name):
+                self.fluid_scopes.append((call.args[0].value.value, self.scopes[-1]))
+                self.skip.add(id(call.args[0].value))
+                pushed += 1 << 8
+        from upgrader.fixers.dygraph_guard import is_guard
+        dyg = is_guard(self.up, node)
+        self.dygraph += dyg
+        self._with = getattr(self, "_with", {})
+        self._with[id(node)] = (pushed, dyg)
+
+    def leave_With(self, node):
+        pushed, dyg = self._with.pop(id(node), (0, False))
+        for _ in range(pushed & 0xff):
+            self.guards.pop()
+        for _ in range(pushed >> 8):
+            self.fluid_scopes.pop()
+        self.dygraph -= dyg
+
+    def leave_For(self, node):
+        self.loops.pop()
+
+    def visit_While(self, node):
+        self.loops.append(id(node))
+
+    def leave_While(self, node):
+        self.loops.pop()
 
     def visit_ClassDef(self, node):
         self._bind(node.name.value)
@@ -144,6 +214,9 @@ class _Survey(cst.CSTVisitor):
                 if isinstance(s, cst.Assign) and len(s.targets) == 1 and \
                         isinstance(s.targets[0].target, cst.Name):
                     self.target_of[id(value)] = s.targets[0].target.value
+                    self.assigned[(s.targets[0].target.value, self.scopes[-1])] = value
+                for c in _statement_calls(value):
+                    self.run_stmt[id(c)] = node
 
     def visit_Assign(self, node):
         for t in node.targets:
@@ -157,6 +230,7 @@ class _Survey(cst.CSTVisitor):
 
     def visit_For(self, node):
         self._bind_target(node.target)
+        self.loops.append(id(node))
 
     def visit_CompFor(self, node):
         self._bind_target(node.target)
@@ -186,6 +260,8 @@ class _Survey(cst.CSTVisitor):
 
     # loads
     def visit_Attribute(self, node):
+        if isinstance(node.value, cst.Name):
+            self.attr_base.add(id(node.value))
         node.value.visit(self)
         return False
 
@@ -199,8 +275,13 @@ class _Survey(cst.CSTVisitor):
     def visit_Call(self, node):
         self.calls.append(node)
         scope = self.scopes[-1]
+        self.where[id(node)] = _Where(self.guards[-1] if self.guards else None,
+                                      tuple(self.loops), self.dygraph > 0,
+                                      self.fluid_scopes[-1] if self.fluid_scopes else None)
         entry = _entry(self.up, node.func)
-        if entry is not None and entry.structural in STRUCTURAL:
+        if entry is not None and entry.structural == STATIC:
+            self.statics.append((node, entry, scope))
+        elif entry is not None and entry.structural in STRUCTURAL:
             self.scheds.append((node, entry, scope))
         elif entry is not None and _is_optimizer(entry):
             self.opt_scope[id(node)] = scope
@@ -210,11 +291,43 @@ class _Survey(cst.CSTVisitor):
                 if a is not None and isinstance(a.value, cst.Name):
                     self.lr_args.setdefault((a.value.value, scope), []).append(node)
                     self.skip.add(id(a.value))
+                elif a is not None and isinstance(a.value, cst.Call):
+                    self.inline_lr[id(a.value)] = node
+        elif entry is not None:
+            self._static_call(node, entry)
         f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "run":
+            self.runs.append((node, scope))
+            prog = _run_program(node)
+            if isinstance(prog, cst.Name):
+                self.skip.add(id(prog))
+        elif isinstance(f, cst.Attribute) and f.attr.value == "minimize" and \
+                isinstance(f.value, cst.Call):
+            self.chained[id(f.value)] = node
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name):
             self.methods.setdefault((f.value.value, scope), []).append((f.attr.value, node))
             self.skip.add(id(f.value))
             self.context[id(node)] = node
+
+    def _static_call(self, node, entry):
+        name = entry.name
+        if name == GUARD:
+            for a in node.args[:2]:
+                if isinstance(a.value, cst.Name):
+                    self.skip.add(id(a.value))
+        elif name == COMPILED:
+            if node.args and isinstance(node.args[0].value, cst.Name):
+                self.skip.add(id(node.args[0].value))
+        elif name in EXECUTORS:
+            target = self.target_of.get(id(node))
+            if target:
+                self.executors.add(target)
+        elif name in COUNTERS:
+            self.counters.append(node)
+        elif name == DEFAULT_MAIN:
+            self.default_calls.append(node)
+        elif name.startswith("paddle.fluid.io.") or name in ("paddle.fluid.save", "paddle.fluid.load"):
+            self.io_calls.append(node)
 
     def visit_Name(self, node):
         if id(node) not in self.skip:
@@ -249,6 +362,88 @@ def _is_optimizer(entry) -> bool:
         any(p.name == "learning_rate" for p in (entry.params or []))
 
 
+# --------------------------------------------------------------------------- static graphs
+GUARD = "paddle.fluid.program_guard"
+SCOPE_GUARD = "paddle.fluid.scope_guard"
+NEW_SCOPE = ("paddle.fluid.Scope", "paddle.fluid.core.Scope")
+COMPILED = "paddle.fluid.CompiledProgram"
+DEFAULT_MAIN = "paddle.fluid.default_main_program"
+DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
+EXECUTORS = ("paddle.fluid.Executor", "paddle.fluid.ParallelExecutor")
+COUNTERS = ("paddle.fluid.layers.autoincreased_step_counter",
+            "paddle.fluid.layers.learning_rate_scheduler._decay_step_counter")
+#: the first value of 1.8.5's @LR_DECAY_COUNTER@ when this decay creates it
+#: (learning_rate_scheduler.py: ``_decay_step_counter(1)`` for noam_decay, 0 otherwise)
+COUNTER_BEGIN = {"paddle.fluid.layers.noam_decay": 1}
+WARMUP = "paddle.fluid.layers.linear_lr_warmup"
+
+
+class _Guard:
+    """A ``with fluid.program_guard(main, startup):`` around the code."""
+
+    def __init__(self, up, call: cst.Call, scope: int):
+        self.call = call
+        self.scope = scope
+        entry = up.rules.lookup(GUARD)
+        b = bind(entry, call) if entry is not None else Manual("")
+        vals = {} if isinstance(b, Manual) else b.values
+        main, start = vals.get("main_program"), vals.get("startup_program")
+        self.main = main.value.value if main is not None and isinstance(main.value, cst.Name) else None
+        self.start = (start.value.value if start is not None and isinstance(start.value, cst.Name)
+                      else None)
+        self.anonymous_start = start is not None and self.start is None
+
+
+class _Where:
+    __slots__ = ("guard", "loops", "dygraph", "scope")
+
+    def __init__(self, guard, loops, dygraph, scope=None):
+        self.guard, self.loops, self.dygraph = guard, loops, dygraph
+        self.scope = scope   # (name, python scope) of the innermost fluid.scope_guard(name)
+
+
+def _statement_calls(value):
+    """Calls a statement runs once, after which a statement may follow: the value itself,
+    its subscript (``exe.run(...)[0]``) and the direct arguments of a call around it
+    (``losses.append(exe.run(...))``)."""
+    def inner(v):
+        while isinstance(v, cst.Subscript):
+            v = v.value
+        return v
+    v = inner(value)
+    if isinstance(v, cst.Call):
+        yield v
+        for a in v.args:
+            w = inner(a.value)
+            if isinstance(w, cst.Call):
+                yield w
+
+
+def _run_program(call: cst.Call):
+    """The program argument of ``exe.run(...)`` (None: the default main program)."""
+    for i, a in enumerate(call.args):
+        if a.keyword is None and i == 0 and not a.star:
+            return a.value
+        if a.keyword is not None and a.keyword.value == "program":
+            return a.value
+    return None
+
+
+def _resolve(v: "_Survey", name: str, scope: int) -> int:
+    """The scope whose binding of ``name`` a read from ``scope`` sees (0: the module)."""
+    while scope:
+        if (name, scope) in v.bindings:
+            return scope
+        scope = v.parent.get(scope, 0)
+    return 0
+
+
+def _literal_number(node) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
 # --------------------------------------------------------------------------- plan
 class Decision:
     def __init__(self, entry, name: Optional[str]):
@@ -275,6 +470,8 @@ class _Plan:
         self.decisions: Dict[int, Decision] = {}     # id(scheduler call) -> decision
         self.after: Dict[int, Tuple[Decision, str]] = {}   # id(statement) -> (decision, opt)
         self.epoch: Dict[int, Decision] = {}          # id(statement `s.epoch(...)`) -> decision
+        self.static_after: Dict[int, List[Decision]] = {}  # id(exe.run statement) -> decays
+        self.static_reset: Dict[int, List[Decision]] = {}  # id(startup run statement) -> decays
 
 
 def _line(up, node) -> int:
@@ -429,7 +626,317 @@ def plan(up) -> _Plan:
     up.module.visit(v)
     for call, entry, scope in v.scheds:
         p.decisions[id(call)] = _decide(up, v, p, call, entry, scope)
+    for call, entry, scope in v.statics:
+        p.decisions[id(call)] = _decide_static(up, v, p, call, entry, scope)
+    if len(v.statics) > 1:
+        _shared_counters(up, v, p)
     return p
+
+
+# --------------------------------------------------------------------------- static plan
+def _compiled_inner(up, expr):
+    """``fluid.CompiledProgram(main)`` (``.with_data_parallel(...)``) → the ``main`` node."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+            expr.func.attr.value == "with_data_parallel":
+        expr = expr.func.value
+    if isinstance(expr, cst.Call):
+        e = _entry(up, expr.func)
+        if e is not None and e.name == COMPILED:
+            b = bind(e, expr)
+            if not isinstance(b, Manual):
+                a = b.values.get("program_or_graph")
+                return a.value if a is not None else None
+    return None
+
+
+def _guard_ref(g, which: str = "main"):
+    if g is None:
+        return ("default",) if which == "main" else ("default-startup",)
+    if which == "main":
+        return ("name", g.main, g.scope) if g.main else ("anon", id(g.call))
+    if g.start:
+        return ("name", g.start, g.scope)
+    return ("anon-start", id(g.call)) if g.anonymous_start else ("default-startup",)
+
+
+def _ref(up, v: _Survey, expr, scope: int, where, depth: int = 0):
+    """What program ``expr`` (an ``exe.run`` argument) is: a tuple naming it, or None."""
+    if expr is None:
+        return _guard_ref(where.guard)
+    inner = _compiled_inner(up, expr)
+    if inner is not None:
+        return _ref(up, v, inner, scope, where, depth + 1)
+    if isinstance(expr, cst.Call) and not expr.args:
+        e = _entry(up, expr.func)
+        if e is not None and e.name == DEFAULT_MAIN:
+            return _guard_ref(where.guard)
+        if e is not None and e.name == DEFAULT_STARTUP:
+            return _guard_ref(where.guard, "startup")
+        return None
+    if isinstance(expr, cst.Name):
+        b = _resolve(v, expr.value, scope)
+        if v.bindings.get((expr.value, b), 0) == 1 and depth < 3:
+            value = v.assigned.get((expr.value, b))
+            inner = _compiled_inner(up, value) if value is not None else None
+            if inner is not None:
+                return _ref(up, v, inner, b, v.where.get(id(value), where), depth + 1)
+        return ("name", expr.value, b)
+    return None
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return False
+    if a[0] == "name" and b[0] == "name":
+        return a[1] == b[1] and a[2] == b[2]
+    return a == b
+
+
+def _lambda_body_holes(entry) -> List[str]:
+    """``{param}`` holes of a ``lambda`` template used in its body (read at every step)."""
+    out = []
+    for t in (entry.extra or {}).values():
+        if t.startswith("lambda "):
+            body = t.split(": ", 1)[1] if ": " in t else t
+            out += re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", body)
+    return out
+
+
+class _StaticDecision(Decision):
+    def __init__(self, entry, name):
+        super().__init__(entry, name)
+        self.program = None
+        self.guard = None
+        self.begin = COUNTER_BEGIN.get(entry.name, 0)
+        self.fluid_scope = None       # the fresh fluid.Scope() every run of it happens in
+
+
+def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int):
+    """Can the decay Variable be a scheduler stepped after each run of its program?"""
+    name = v.target_of.get(id(call))
+    sched = name or "lr"
+    advance = f"call `{sched}.step()` after each exe.run() of the training program"
+    d = _StaticDecision(entry, name)
+    where = v.where[id(call)]
+    d.guard = where.guard
+    if entry.safety == "manual":
+        d.status = "entry-manual"
+        return d
+    if where.dygraph:
+        return d.fail("called in dygraph mode (a dygraph decay, stepped by minimize()): "
+                      "migrate by hand")
+    if name is None:
+        if id(call) in v.inline_lr:
+            return d.fail(f"built inline as the optimizer's learning_rate, so it cannot be "
+                          f"stepped: bind it (`lr = ...`), then {advance}")
+        return d.fail(f"not bound to a plain name, so it cannot be stepped: bind it "
+                      f"(`lr = ...`), then {advance}")
+    if not _plain_binding(v, name, scope):
+        return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
+    if where.loops:
+        return d.fail(f"built in a loop (a new 1.8 program variable each time): {advance}")
+    stmt = v.stmt_of[id(call)]
+    mapped = map_call(entry, call, cst.parse_expression(entry.target))
+    if isinstance(mapped, Manual):
+        d.status, d.reason = "mapping", mapped.reason
+        return d
+    b = bind(entry, call)
+    for hole in _lambda_body_holes(entry):
+        a = b.values.get(hole)
+        kind, _ = literal(code_of(a.value)) if a is not None else ("ok", None)
+        if kind != "ok":
+            return d.fail(f"{hole}={code_of(a.value)} is not a literal (the rate formula "
+                          f"depends on it): {advance}")
+    if entry.name == WARMUP:
+        a = b.values.get("learning_rate")
+        if a is None or not _literal_number(a.value):
+            return d.fail(f"learning_rate={code_of(a.value) if a else ''} is not a number: "
+                          "1.8 evaluated a wrapped decay at the global step, LinearWarmup "
+                          "at step - warmup_steps: migrate by hand")
+    for node in _foreign_loads(v, name, scope):
+        return d.fail(f"`{name}` is read in another scope (`{_show(v, node)}`): {advance}")
+    for sc, node in v.loads.get(name, []):
+        if sc == scope:
+            return d.fail(f"`{name}` is used beyond learning_rate (`{_show(v, node)}`), "
+                          f"today a scheduler, not a graph variable: {advance}")
+    for method, mcall in v.methods.get((name, scope), []):
+        return d.fail(f"`{name}.{method}()` has no traced counterpart: migrate by hand")
+    opts = v.lr_args.get((name, scope), [])
+    if not opts:
+        return d.fail(f"no optimizer in this scope takes learning_rate={name}: {advance}")
+    if len(opts) > 1:
+        return d.fail(f"`{name}` drives several optimizers: {advance}")
+    ocall = opts[0]
+    oname = v.target_of.get(id(ocall))
+    minimizes: List[cst.Call] = []
+    if oname is None:
+        if id(ocall) in v.chained:
+            minimizes.append(v.chained[id(ocall)])
+        else:
+            return d.fail(f"its optimizer (`{code_of(ocall.func)}(...)`) is neither a plain name "
+                          f"nor minimized where it is built: {advance}")
+    else:
+        if not _plain_binding(v, oname, scope):
+            return d.fail(f"its optimizer `{oname}` is not a plain name assigned once: {advance}")
+        d.optimizers.append(oname)
+        for node in _foreign_loads(v, oname, scope):
+            return d.fail(f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): "
+                          f"{advance}")
+        for sc, node in v.loads.get(oname, []):
+            if sc == scope:
+                return d.fail(f"optimizer `{oname}` is used beyond minimize() "
+                              f"(`{_show(v, node)}`): {advance}")
+        for method, mcall in v.methods.get((oname, scope), []):
+            if method == "minimize":
+                minimizes.append(mcall)
+            elif method not in HARMLESS:
+                return d.fail(f"`{oname}.{method}()` has no traced counterpart: migrate by hand")
+    if len(minimizes) != 1:
+        return d.fail(f"its optimizer is minimized {len(minimizes)} times in this scope: "
+                      f"{advance}")
+    mwhere = v.where[id(minimizes[0])]
+    if mwhere.loops or mwhere.guard is not where.guard:
+        return d.fail(f"minimize() is not under the same program_guard as the decay: {advance}")
+    d.program = prog = _guard_ref(where.guard)
+    start = _guard_ref(where.guard, "startup")
+    pname = "the default main program" if prog[0] == "default" else f"`{prog[1]}`" \
+        if prog[0] == "name" else "the program_guard's program"
+    if prog[0] == "name" and v.bindings.get((prog[1], prog[2]), 0) != 1:
+        return d.fail(f"program `{prog[1]}` is rebound: {advance}")
+    # the program must not escape: 1.8 counted every run of it, and a checkpoint saved or
+    # restored its step counter
+    if prog[0] == "name":
+        for sc, node in v.loads.get(prog[1], []):
+            if _resolve(v, prog[1], sc) == prog[2] and id(node) not in v.attr_base:
+                return d.fail(f"program `{prog[1]}` is passed on (`{_show(v, node)}`), so its "
+                              f"runs cannot all be traced: {advance}")
+        for sc0 in {sc for (n, sc) in v.methods if n == prog[1]}:
+            if _resolve(v, prog[1], sc0) != prog[2]:
+                continue
+            for method, mcall in v.methods[(prog[1], sc0)]:
+                if method == "clone" and not any(
+                        a.keyword is not None and a.keyword.value == "for_test" and
+                        code_of(a.value) == "True" for a in mcall.args):
+                    return d.fail(f"`{prog[1]}.clone()` keeps 1.8's step counter, its runs "
+                                  f"advance it too: {advance}")
+    if prog[0] == "default":
+        for c in v.default_calls:
+            if not any(c is _run_program(r) for r, _ in v.runs):
+                if v.where[id(c)].guard is None:
+                    return d.fail(f"the default main program is used beyond exe.run() "
+                                  f"(`{_show(v, c)}`): {advance}")
+        for c in v.io_calls:
+            return d.fail(f"`{code_of(c.func)}()` may save or restore 1.8's step counter with "
+                          f"the program: {advance}")
+    for c in v.counters:
+        if v.where[id(c)].guard is where.guard:
+            return d.fail(f"the program reads 1.8's step counter itself "
+                          f"(`{_show(v, c)}`): migrate by hand")
+    line = _line(up, stmt)
+    sites, resets = [], []
+    for rcall, sc in v.runs:
+        rwhere = v.where[id(rcall)]
+        ref = _ref(up, v, _run_program(rcall), sc, rwhere)
+        at = f"`{_show(v, rcall)}`"
+        if _same(ref, prog):
+            kind = "train"
+        elif _same(ref, start):
+            kind = "start"
+        elif ref is None and isinstance(rcall.func.value, cst.Name) and \
+                rcall.func.value.value in v.executors:
+            return d.fail(f"{at} runs a program that cannot be traced: {advance}")
+        else:
+            continue
+        if _resolve(v, name, sc) != scope or (sc != scope and not _nested(v, sc, scope)
+                                                and scope != 0):
+            if kind == "train":
+                return d.fail(f"{at} runs {pname} where `{name}` is not visible: {advance}")
+            continue
+        s = v.run_stmt.get(id(rcall))
+        if kind == "train":
+            if s is None:
+                return d.fail(f"{at} is inside an expression: {advance}")
+            if sc == scope and _line(up, s) < line:
+                return d.fail(f"an exe.run() of {pname} precedes the decay in the file: "
+                              f"{advance}")
+            sites.append((s, rwhere))
+        else:
+            resets.append((rcall, s, rwhere, sc))
+    if not sites:
+        return d.fail(f"no exe.run() of {pname} in this module: {advance}")
+    d.fluid_scope = _isolated(up, v, scope, [w for _, w in sites] +
+                              [w for _, _, w, _ in resets], prog, start)
+    first = min(_line(up, s) for s, _ in sites)
+    loops = set()
+    for _, w in sites:
+        loops.update(w.loops)
+    reset_stmts = []
+    for rcall, s, rwhere, sc in resets:
+        if (s is not None and _line(up, s) > first and sc == scope) or (set(rwhere.loops) & loops):
+            if s is None:
+                return d.fail(f"`{_show(v, rcall)}` (the startup program, which resets 1.8's "
+                              f"step counter) is inside an expression: {advance}")
+            reset_stmts.append(s)
+    if any(_suppressed(up, s) for s, _ in sites) or _suppressed(up, stmt, entry.code):
+        d.suppressed = True
+    if entry.safety == "unsafe":
+        d.fail(entry.note, status="unsafe")
+    for s, _ in sites:
+        p.static_after.setdefault(id(s), []).append(d)
+    for s in reset_stmts:
+        p.static_reset.setdefault(id(s), []).append(d)
+    return d
+
+
+def _isolated(up, v: _Survey, scope: int, wheres, prog, start):
+    """The fluid scope every run of the program happens in, when it is a ``fluid.Scope()``
+    of this function used only by ``scope_guard`` and holding no other program's runs;
+    else None (the runs share the global scope's step counter with other programs)."""
+    scopes = {w.scope for w in wheres}
+    if len(scopes) != 1 or None in scopes or scope == 0:
+        return None
+    (sname, ssc), = scopes
+    if _resolve(v, sname, ssc) != scope or v.bindings.get((sname, scope), 0) != 1:
+        return None
+    value = v.assigned.get((sname, scope))
+    e = _entry(up, value.func) if isinstance(value, cst.Call) else None
+    if e is None or e.name not in NEW_SCOPE:
+        return None
+    if any(_resolve(v, sname, sc) == scope for sc, _ in v.loads.get(sname, [])):
+        return None  # passed on (its methods, find_var ..., only read it): other runs may use it
+    for rcall, sc in v.runs:
+        w = v.where[id(rcall)]
+        if w.scope is not None and w.scope[0] == sname and _resolve(v, sname, w.scope[1]) == scope:
+            ref = _ref(up, v, _run_program(rcall), sc, w)
+            if not (_same(ref, prog) or _same(ref, start)):
+                return None
+    return (sname, scope)
+
+
+def _shared_counters(up, v: _Survey, p: "_Plan") -> None:
+    """The decays of one program shared its step counter, and the counter is a variable of
+    the fluid scope, so the decays of several programs run in one scope shared it too.
+    Today a static program feeds one scheduler (``program.lr_scheduler``, the last
+    optimizer's): several decays in one program stay manual."""
+    calls = [c for c, _, _ in v.statics]
+    for call in calls:
+        d = p.decisions.get(id(call))
+        if not isinstance(d, _StaticDecision) or d.status not in ("safe", "unsafe"):
+            continue
+        for other in calls:
+            if other is call:
+                continue
+            o = p.decisions.get(id(other))
+            traced = isinstance(o, _StaticDecision) and o.program is not None
+            if traced and _same(o.program, d.program):
+                d.fail(f"the program has another decay (`{_show(v, other)}`): today a static "
+                       f"program feeds one scheduler (the last optimizer's), migrate by hand")
+                break
+            if d.fluid_scope is None and not (traced and o.fluid_scope is not None):
+                d.fail(f"another program's decay (`{_show(v, other)}`) shares 1.8's step "
+                       f"counter in the same fluid scope: run each program in its own "
+                       f"fluid.Scope() (scope_guard), or migrate by hand")
+                break
 
 
 # --------------------------------------------------------------------------- rewrites
@@ -479,6 +986,8 @@ def leave_statement(up, original, updated):
     if p is None or not isinstance(updated, cst.SimpleStatementLine):
         return updated
     key = id(original)
+    if key in p.static_after or key in p.static_reset:
+        return _static_steps(up, original, updated, p)
     if key in p.after:
         d, oname = p.after[key]
         if not d.active(up):
@@ -506,3 +1015,32 @@ def leave_statement(up, original, updated):
         new_call = call.with_changes(func=call.func.with_changes(attr=cst.Name("step")))
         return updated.with_changes(body=[expr.with_changes(value=new_call)])
     return updated
+
+
+def _static_steps(up, original, updated, p: _Plan):
+    """``<sched>.step()`` after a run of the training program; ``<sched>.step(<begin>)``
+    after a later run of its startup program (which reset 1.8's step counter)."""
+    key = id(original)
+    out = [updated]
+    for d in p.static_after.get(key, []):
+        if not d.active(up):
+            continue
+        up.report(original, CODE, f"`{d.name}.step()` after `exe.run()`: 1.8's "
+                  f"{d.entry.short} advanced on every run of its program, today's scheduler "
+                  "only on step()", d.entry.name, "paddle.optimizer.lr.LRScheduler.step",
+                  d.status, applied=True)
+        out.append(_step_statement(d.name))
+    for d in p.static_reset.get(key, []):
+        if not d.active(up):
+            continue
+        up.report(original, CODE, f"`{d.name}.step({d.begin})` after running the startup "
+                  f"program: it reset 1.8's step counter of {d.entry.short}", d.entry.name,
+                  "paddle.optimizer.lr.LRScheduler.step", d.status, applied=True)
+        out.append(_step_statement(d.name, cst.Integer(str(d.begin))))
+    return cst.FlattenSentinel(out) if len(out) > 1 else updated
+
+
+def _step_statement(name: str, epoch=None) -> cst.SimpleStatementLine:
+    args = [cst.Arg(epoch)] if epoch is not None else []
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
+        func=cst.Attribute(value=cst.Name(name), attr=cst.Name("step")), args=args))])
