@@ -6,10 +6,15 @@ What it does
     after the imports when static API is used at module level or the module runs code at
     import time; at the top of the ``if __name__ == "__main__":`` block when the program
     is structured that way; nowhere in a library module that only defines functions.
+    ``fluid.install_check.run_check()`` (entry ``structural = "run-check"``) becomes
+    ``paddle.utils.run_check()`` followed by ``paddle.enable_static()`` in a static program.
 
 Why is this bad?
     Paddle 1.x ran static graphs by default. Since Paddle 2.0 dynamic mode is the
     default, and static-graph code fails (``paddle.static.data`` raises in dynamic mode).
+    ``paddle.utils.run_check()`` ends in dynamic mode whatever the mode before it; 1.8's
+    ``run_check`` built its own programs and left the mode alone (it only ran in static
+    mode: in dygraph mode it raised).
 
 Example
     ``import paddle.fluid as fluid`` / ``x = fluid.data('x', [None, 3])`` becomes
@@ -18,7 +23,12 @@ Example
 Fix safety
     Safe: static programs could only run in static mode. Files that mix static code and
     ``dygraph.guard`` blocks keep each guard body in dynamic mode
-    (``paddle.disable_static()`` … ``paddle.enable_static()``).
+    (``paddle.disable_static()`` … ``paddle.enable_static()``). ``run_check`` in a static
+    program is followed by ``paddle.enable_static()`` (1.8.5 could only run it in static
+    mode, and stayed there); in a dygraph program it stays a plain call (its code after it
+    wants dynamic mode; so does a ``dygraph.guard`` body, where 1.8.5's even raised). In a
+    static program a ``run_check()`` that shares its line with other statements or sits
+    in a compound statement's header or one-line body is manual.
 """
 from __future__ import annotations
 
@@ -30,6 +40,7 @@ import libcst as cst
 from upgrader.names import BindingsCollector, dotted_of
 
 CODE = "PU202"
+STRUCTURAL = ("run-check",)
 # switching *to* dynamic mode means the program manages its mode; switching back to
 # static (disable_dygraph) is what 1.x did by default, so it does not
 MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph",
@@ -231,3 +242,73 @@ def insert(up, module: cst.Module) -> cst.Module:
 
 def _is_future_or_try_import(stmt) -> bool:
     return False
+
+
+# ---------------------------------------------------------------- run_check
+def _own_lines(up):
+    """id(call) -> id(line) for the calls evaluated by a simple statement line of one
+    statement (``run_check()``, ``r = run_check()``; not inside a lambda)."""
+    m = getattr(up, "_run_check_calls", None)
+    if m is not None:
+        return m
+    m = up._run_check_calls = {}
+
+    class Calls(cst.CSTVisitor):
+        def __init__(self, line):
+            super().__init__()
+            self.line = line
+
+        def visit_Call(self, node):
+            m[id(node)] = self.line
+
+        def visit_Lambda(self, node):
+            return False
+
+    class Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node):
+            if len(node.body) == 1:
+                node.body[0].visit(Calls(id(node)))
+            return False
+
+    up.module.visit(Lines())
+    return m
+
+
+def static_program(up) -> bool:
+    """The module builds static graphs outside dygraph guards, or sets its mode itself."""
+    return up.facts.static_outside_guard or up.facts.already_static
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    """``fluid.install_check.run_check()``: ``paddle.utils.run_check()``, then, in a static
+    program, ``paddle.enable_static()`` (added by ``leave_statement``)."""
+    if not up.can_apply(entry, original):
+        up.report_entry(original, entry, False)
+        return updated
+    new = updated.with_changes(func=cst.parse_expression(entry.target))
+    if up.guard_depth > 0 or not static_program(up):
+        # dynamic mode is what the code around it wants (inside a guard 1.8.5 even raised)
+        up.report_entry(original, entry, True)
+        return new
+    line = _own_lines(up).get(id(original))
+    if line is None:
+        up.report_entry(original, entry, False, manual=(
+            "paddle.utils.run_check() leaves the process in dynamic mode: in this static "
+            "program call it in a statement of its own, followed by paddle.enable_static()"))
+        return updated
+    lines = getattr(up, "_run_check_lines", None)
+    if lines is None:
+        lines = up._run_check_lines = set()
+    lines.add(line)
+    up.report(original, entry.code, f"`{entry.short}()` → `{entry.target}()` followed by "
+              "`paddle.enable_static()` (today's check ends in dynamic mode; 1.8's left the "
+              "static program in static mode)", entry.name, entry.target, "safe", applied=True)
+    return new
+
+
+def leave_statement(up, original, updated):
+    """Statement hook: ``paddle.enable_static()`` after a rewritten ``run_check()`` line."""
+    lines = getattr(up, "_run_check_lines", None)
+    if not lines or id(original) not in lines or not isinstance(updated, cst.SimpleStatementLine):
+        return updated
+    return cst.FlattenSentinel([updated, statement()])
