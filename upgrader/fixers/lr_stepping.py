@@ -372,9 +372,6 @@ DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
 EXECUTORS = ("paddle.fluid.Executor", "paddle.fluid.ParallelExecutor")
 COUNTERS = ("paddle.fluid.layers.autoincreased_step_counter",
             "paddle.fluid.layers.learning_rate_scheduler._decay_step_counter")
-#: the first value of 1.8.5's @LR_DECAY_COUNTER@ when this decay creates it
-#: (learning_rate_scheduler.py: ``_decay_step_counter(1)`` for noam_decay, 0 otherwise)
-COUNTER_BEGIN = {"paddle.fluid.layers.noam_decay": 1}
 WARMUP = "paddle.fluid.layers.linear_lr_warmup"
 
 
@@ -471,7 +468,6 @@ class _Plan:
         self.after: Dict[int, Tuple[Decision, str]] = {}   # id(statement) -> (decision, opt)
         self.epoch: Dict[int, Decision] = {}          # id(statement `s.epoch(...)`) -> decision
         self.static_after: Dict[int, List[Decision]] = {}  # id(exe.run statement) -> decays
-        self.static_reset: Dict[int, List[Decision]] = {}  # id(startup run statement) -> decays
 
 
 def _line(up, node) -> int:
@@ -707,7 +703,6 @@ class _StaticDecision(Decision):
         super().__init__(entry, name)
         self.program = None
         self.guard = None
-        self.begin = COUNTER_BEGIN.get(entry.name, 0)
         self.fluid_scope = None       # the fresh fluid.Scope() every run of it happens in
 
 
@@ -833,7 +828,7 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             return d.fail(f"the program reads 1.8's step counter itself "
                           f"(`{_show(v, c)}`): migrate by hand")
     line = _line(up, stmt)
-    sites, resets = [], []
+    sites, resets, run_calls = [], [], []
     for rcall, sc in v.runs:
         rwhere = v.where[id(rcall)]
         ref = _ref(up, v, _run_program(rcall), sc, rwhere)
@@ -847,6 +842,7 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             return d.fail(f"{at} runs a program that cannot be traced: {advance}")
         else:
             continue
+        run_calls.append((rcall, sc))
         if _resolve(v, name, sc) != scope or (sc != scope and not _nested(v, sc, scope)
                                                 and scope != 0):
             if kind == "train":
@@ -854,6 +850,10 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             continue
         s = v.run_stmt.get(id(rcall))
         if kind == "train":
+            if any(a.keyword is not None and a.keyword.value == "scope" for a in rcall.args):
+                return d.fail(f"{at} passes scope=: today's executor looks a scheduler's rate up "
+                              f"in the global scope (NotFound), run it under "
+                              f"fluid.scope_guard(...) instead, then {advance}")
             if s is None:
                 return d.fail(f"{at} is inside an expression: {advance}")
             if sc == scope and _line(up, s) < line:
@@ -864,50 +864,61 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             resets.append((rcall, s, rwhere, sc))
     if not sites:
         return d.fail(f"no exe.run() of {pname} in this module: {advance}")
-    d.fluid_scope = _isolated(up, v, scope, [w for _, w in sites] +
-                              [w for _, _, w, _ in resets], prog, start)
+    d.fluid_scope = _isolated(up, v, scope, run_calls, prog, start)
     first = min(_line(up, s) for s, _ in sites)
     loops = set()
     for _, w in sites:
         loops.update(w.loops)
-    reset_stmts = []
     for rcall, s, rwhere, sc in resets:
-        if (s is not None and _line(up, s) > first and sc == scope) or (set(rwhere.loops) & loops):
-            if s is None:
-                return d.fail(f"`{_show(v, rcall)}` (the startup program, which resets 1.8's "
-                              f"step counter) is inside an expression: {advance}")
-            reset_stmts.append(s)
+        if (s is None or _line(up, s) > first or sc != scope) or (set(rwhere.loops) & loops):
+            return d.fail(f"`{_show(v, rcall)}` may run the startup program again after "
+                          f"training started (1.8 restarted its step counter with the "
+                          f"parameters): migrate by hand")
     if any(_suppressed(up, s) for s, _ in sites) or _suppressed(up, stmt, entry.code):
         d.suppressed = True
     if entry.safety == "unsafe":
         d.fail(entry.note, status="unsafe")
     for s, _ in sites:
         p.static_after.setdefault(id(s), []).append(d)
-    for s in reset_stmts:
-        p.static_reset.setdefault(id(s), []).append(d)
     return d
 
 
-def _isolated(up, v: _Survey, scope: int, wheres, prog, start):
+def _run_scope(v: "_Survey", rcall: cst.Call, sc: int):
+    """(name, python scope) of the fluid scope a run uses: ``scope=name``, else the innermost
+    ``scope_guard(name)``; None for the global scope (or an expression)."""
+    for a in rcall.args:
+        if a.keyword is not None and a.keyword.value == "scope":
+            return (a.value.value, sc) if isinstance(a.value, cst.Name) else ("?", id(a))
+    return v.where[id(rcall)].scope
+
+
+def _isolated(up, v: _Survey, scope: int, runs, prog, start):
     """The fluid scope every run of the program happens in, when it is a ``fluid.Scope()``
-    of this function used only by ``scope_guard`` and holding no other program's runs;
-    else None (the runs share the global scope's step counter with other programs)."""
-    scopes = {w.scope for w in wheres}
+    of this function used only by ``scope_guard`` / ``scope=`` (and its own methods) and
+    holding no other program's runs; else None (the runs share the global scope's step
+    counter with other programs)."""
+    scopes = {_run_scope(v, rcall, sc) for rcall, sc in runs}
     if len(scopes) != 1 or None in scopes or scope == 0:
         return None
     (sname, ssc), = scopes
-    if _resolve(v, sname, ssc) != scope or v.bindings.get((sname, scope), 0) != 1:
+    if not isinstance(sname, str) or sname == "?" or _resolve(v, sname, ssc) != scope or \
+            v.bindings.get((sname, scope), 0) != 1:
         return None
     value = v.assigned.get((sname, scope))
     e = _entry(up, value.func) if isinstance(value, cst.Call) else None
     if e is None or e.name not in NEW_SCOPE:
         return None
-    if any(_resolve(v, sname, sc) == scope for sc, _ in v.loads.get(sname, [])):
-        return None  # passed on (its methods, find_var ..., only read it): other runs may use it
+    for sc, node in v.loads.get(sname, []):
+        call = v.context.get(id(node))
+        as_scope = call is not None and any(a.value is node and a.keyword is not None and
+                                            a.keyword.value == "scope" for a in call.args) \
+            and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"
+        if _resolve(v, sname, sc) == scope and not as_scope:
+            return None  # passed on: other programs may run in it
     for rcall, sc in v.runs:
-        w = v.where[id(rcall)]
-        if w.scope is not None and w.scope[0] == sname and _resolve(v, sname, w.scope[1]) == scope:
-            ref = _ref(up, v, _run_program(rcall), sc, w)
+        rs = _run_scope(v, rcall, sc)
+        if rs is not None and rs[0] == sname and _resolve(v, sname, rs[1]) == scope:
+            ref = _ref(up, v, _run_program(rcall), sc, v.where[id(rcall)])
             if not (_same(ref, prog) or _same(ref, start)):
                 return None
     return (sname, scope)
@@ -986,7 +997,7 @@ def leave_statement(up, original, updated):
     if p is None or not isinstance(updated, cst.SimpleStatementLine):
         return updated
     key = id(original)
-    if key in p.static_after or key in p.static_reset:
+    if key in p.static_after:
         return _static_steps(up, original, updated, p)
     if key in p.after:
         d, oname = p.after[key]
@@ -1018,29 +1029,15 @@ def leave_statement(up, original, updated):
 
 
 def _static_steps(up, original, updated, p: _Plan):
-    """``<sched>.step()`` after a run of the training program; ``<sched>.step(<begin>)``
-    after a later run of its startup program (which reset 1.8's step counter)."""
-    key = id(original)
+    """``<sched>.step()`` after a run of the training program."""
     out = [updated]
-    for d in p.static_after.get(key, []):
+    for d in p.static_after.get(id(original), []):
         if not d.active(up):
             continue
         up.report(original, CODE, f"`{d.name}.step()` after `exe.run()`: 1.8's "
                   f"{d.entry.short} advanced on every run of its program, today's scheduler "
                   "only on step()", d.entry.name, "paddle.optimizer.lr.LRScheduler.step",
                   d.status, applied=True)
-        out.append(_step_statement(d.name))
-    for d in p.static_reset.get(key, []):
-        if not d.active(up):
-            continue
-        up.report(original, CODE, f"`{d.name}.step({d.begin})` after running the startup "
-                  f"program: it reset 1.8's step counter of {d.entry.short}", d.entry.name,
-                  "paddle.optimizer.lr.LRScheduler.step", d.status, applied=True)
-        out.append(_step_statement(d.name, cst.Integer(str(d.begin))))
+        out.append(cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
+            func=cst.Attribute(value=cst.Name(d.name), attr=cst.Name("step"))))]))
     return cst.FlattenSentinel(out) if len(out) > 1 else updated
-
-
-def _step_statement(name: str, epoch=None) -> cst.SimpleStatementLine:
-    args = [cst.Arg(epoch)] if epoch is not None else []
-    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
-        func=cst.Attribute(value=cst.Name(name), attr=cst.Name("step")), args=args))])
