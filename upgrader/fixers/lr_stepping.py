@@ -1,35 +1,60 @@
-"""PU214 lr-scheduler-step: 1.x dygraph LR decay objects → schedulers stepped explicitly.
+"""PU214 lr-scheduler-step: 1.x LR decays → schedulers stepped explicitly.
 
 What it does
-    For a dygraph LR decay object bound to a plain name in a function (or the module) and
-    feeding exactly one optimizer of that same scope through ``learning_rate``, the
-    constructor becomes today's ``paddle.optimizer.lr`` scheduler (rule PU104: ``begin``
+    Dygraph: for a dygraph LR decay object bound to a plain name in a function (or the
+    module) and feeding exactly one optimizer of that same scope through ``learning_rate``,
+    the constructor becomes today's ``paddle.optimizer.lr`` scheduler (rule PU104: ``begin``
     → ``last_epoch = begin - 1``, ``end_learning_rate`` → ``end_lr``, ...) and, for the
-    step-based ones (``NoamDecay``, ``PiecewiseDecay``, ``PolynomialDecay``),
+    step-based ones (``NoamDecay``, ``PiecewiseDecay``, ``PolynomialDecay``, ...),
     ``<sched>.step()`` is inserted right after every ``<opt>.minimize(...)`` of that
     optimizer. For the epoch-based ones (``StepDecay``, ``MultiStepDecay``,
     ``LambdaDecay``), ``<sched>.epoch(e)`` becomes ``<sched>.step(e)``.
 
+    Static graph: for ``fluid.layers.exponential_decay`` / ``natural_exp_decay`` /
+    ``inverse_time_decay`` / ``cosine_decay`` / ``polynomial_decay`` / ``piecewise_decay`` /
+    ``noam_decay`` / ``linear_lr_warmup`` (of a number) bound to a plain name and passed
+    as the ``learning_rate`` of one optimizer minimized once in that scope, the call
+    becomes the scheduler of 1.8.5's formula (``LambdaDecay`` where no class matches it
+    exactly) and ``<sched>.step()`` is inserted right after every ``exe.run(...)`` of the
+    program holding the minimize: the default main program, the ``program_guard(main,
+    ...)`` program, or a ``fluid.CompiledProgram`` of it, run in the same scope (or, for a
+    module-level decay, anywhere in the module).
+
 Why is this bad?
-    A 1.8 step-based decay advanced by itself: every ``minimize()`` read the rate and
-    moved the schedule one step on. Today's schedulers only move on an explicit
-    ``scheduler.step()``; without it the rate silently stays at its first value.
-    The epoch-based ones had ``epoch(epoch=None)``, which is ``step(epoch=None)`` today.
+    A 1.8 decay advanced by itself: a dygraph step-based decay moved one step on every
+    ``minimize()``; a static decay was a graph Variable computed from a hidden step
+    counter (``@LR_DECAY_COUNTER@``) that every run of its program incremented (the first
+    run used step 0, 1 for ``noam_decay``). Today's schedulers only move on an explicit
+    ``scheduler.step()``; without it the rate silently stays at its first value. The
+    dygraph epoch-based ones had ``epoch(epoch=None)``, which is ``step(epoch=None)`` today.
 
 Example
     ``lr = fluid.dygraph.PiecewiseDecay([2, 4], [0.1, 0.05, 0.01], begin=0)`` /
     ``opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=ps)`` / ``opt.minimize(loss)``
     becomes ``lr = paddle.optimizer.lr.PiecewiseDecay([2, 4], [0.1, 0.05, 0.01], last_epoch=-1)``
     / ``opt = paddle.optimizer.SGD(learning_rate=lr, parameters=ps)`` /
-    ``opt.minimize(loss)`` / ``lr.step()``.
+    ``opt.minimize(loss)`` / ``lr.step()``. In a static program,
+    ``lr = fluid.layers.exponential_decay(0.1, 100, 0.5, staircase=True)`` /
+    ``fluid.optimizer.SGD(learning_rate=lr).minimize(loss)`` / ``for b in batches:
+    exe.run(main, feed=b)`` becomes ``lr = paddle.optimizer.lr.LambdaDecay(0.1,
+    lr_lambda=lambda n, steps=100, rate=0.5: rate ** math.floor(n / steps))`` / ... /
+    ``exe.run(main, feed=b)`` / ``lr.step()``.
 
 Fix safety
     Safe when the whole pattern is visible in one scope: the parameters after every step
-    are those of 1.8.5 (proven per scheduler). Anything else stays manual with a note
-    naming what could not be traced: a scheduler not bound to a name (built inline, in a
-    lambda, returned), used for anything but ``learning_rate`` (and ``epoch()``), read in a
-    nested function, feeding several optimizers; an optimizer passed on, stored, saved
-    (``state_dict``) or minimized inside an expression or another function. Unsafe (applied
+    are those of 1.8.5 (proven per scheduler, dygraph and static). Anything else stays
+    manual with a note naming what could not be traced: a scheduler not bound to a name
+    (built inline, in a lambda, returned), used for anything but ``learning_rate`` (and
+    ``epoch()``; a static decay fetched with ``fetch_list=[lr]``, read in a nested
+    function), feeding several optimizers; an optimizer passed on, stored, saved
+    (``state_dict``) or minimized inside an expression or another function. Static only:
+    a program passed on (saved, restored: its step counter went with it) or cloned without
+    ``for_test=True``, a run of it inside an expression, with ``scope=`` (3.3 looks the rate
+    up in the global scope), or where the scheduler is not visible, a startup run after
+    training started (1.8 restarted its counter), a ``ParallelExecutor``, and several
+    decays sharing one counter: two in one program (today's executor feeds one scheduler
+    per program) or programs run in one fluid scope (the counter is a scope variable), unless
+    each program runs in a ``fluid.Scope()`` of its own training function. Unsafe (applied
     with ``--unsafe-fixes``) when the optimizer's ``current_step_lr()`` is read: 1.8 returned
     the rate of the last ``minimize()``, today's ``get_lr()`` the rate of the next step (the
     training itself is unchanged).
@@ -88,6 +113,9 @@ class _Survey(cst.CSTVisitor):
         self.inline_lr: Dict[int, cst.Call] = {}                  # id(decay call) -> optimizer
         self.attr_base: set = set()                                # id(name) of `name.attr`
         self.executors: set = set()                                # names assigned an Executor
+        self.parallel: List[cst.Call] = []                         # ParallelExecutor(...)
+        self.method_on: Dict[int, cst.Call] = {}                   # id(call) -> call.method(...)
+        self.lambdas: set = set()                                  # scopes that are lambdas
         self.counters: List[cst.Call] = []                         # other readers of the counter
         self.io_calls: List[cst.Call] = []
         self.default_calls: List[cst.Call] = []                    # default_main_program()
@@ -128,6 +156,7 @@ class _Survey(cst.CSTVisitor):
         return False
 
     def visit_Lambda(self, node):
+        self.lambdas.add(id(node))
         self._push(node)
         for p in _all_params(node.params):
             self._bind(p.name.value)
@@ -260,7 +289,7 @@ class _Survey(cst.CSTVisitor):
 
     # loads
     def visit_Attribute(self, node):
-        if isinstance(node.value, cst.Name):
+        if isinstance(node.value, (cst.Name, cst.Call)):
             self.attr_base.add(id(node.value))
         node.value.visit(self)
         return False
@@ -304,6 +333,8 @@ class _Survey(cst.CSTVisitor):
         elif isinstance(f, cst.Attribute) and f.attr.value == "minimize" and \
                 isinstance(f.value, cst.Call):
             self.chained[id(f.value)] = node
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Call):
+            self.method_on[id(f.value)] = node
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name):
             self.methods.setdefault((f.value.value, scope), []).append((f.attr.value, node))
             self.skip.add(id(f.value))
@@ -322,6 +353,8 @@ class _Survey(cst.CSTVisitor):
             target = self.target_of.get(id(node))
             if target:
                 self.executors.add(target)
+            if name == PARALLEL:
+                self.parallel.append(node)
         elif name in COUNTERS:
             self.counters.append(node)
         elif name == DEFAULT_MAIN:
@@ -369,7 +402,11 @@ NEW_SCOPE = ("paddle.fluid.Scope", "paddle.fluid.core.Scope")
 COMPILED = "paddle.fluid.CompiledProgram"
 DEFAULT_MAIN = "paddle.fluid.default_main_program"
 DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
-EXECUTORS = ("paddle.fluid.Executor", "paddle.fluid.ParallelExecutor")
+PARALLEL = "paddle.fluid.ParallelExecutor"
+EXECUTORS = ("paddle.fluid.Executor", PARALLEL)
+#: keywords only Executor.run takes (a no-program `x.run(...)` without them is no executor run)
+RUN_KEYWORDS = ("feed", "fetch_list", "scope", "return_numpy", "use_program_cache",
+                "feed_var_name", "fetch_var_name", "return_merged", "use_prune")
 COUNTERS = ("paddle.fluid.layers.autoincreased_step_counter",
             "paddle.fluid.layers.learning_rate_scheduler._decay_step_counter")
 WARMUP = "paddle.fluid.layers.linear_lr_warmup"
@@ -721,6 +758,10 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         return d.fail("called in dygraph mode (a dygraph decay, stepped by minimize()): "
                       "migrate by hand")
     if name is None:
+        if scope in v.lambdas:
+            return d.fail(f"built in a lambda, so the optimizer and the runs it drives cannot "
+                          f"be traced: build it where its optimizer is built (`lr = ...`), then "
+                          f"{advance}")
         if id(call) in v.inline_lr:
             return d.fail(f"built inline as the optimizer's learning_rate, so it cannot be "
                           f"stepped: bind it (`lr = ...`), then {advance}")
@@ -814,12 +855,22 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
                         code_of(a.value) == "True" for a in mcall.args):
                     return d.fail(f"`{prog[1]}.clone()` keeps 1.8's step counter, its runs "
                                   f"advance it too: {advance}")
+    for c in v.parallel:
+        return d.fail(f"`{_show(v, c)}` runs programs its own way: migrate by hand")
     if prog[0] == "default":
         for c in v.default_calls:
-            if not any(c is _run_program(r) for r, _ in v.runs):
-                if v.where[id(c)].guard is None:
-                    return d.fail(f"the default main program is used beyond exe.run() "
-                                  f"(`{_show(v, c)}`): {advance}")
+            if any(c is _run_program(r) for r, _ in v.runs) or v.where[id(c)].guard is not None:
+                continue
+            m = v.method_on.get(id(c))
+            if m is not None and m.func.attr.value == "clone":
+                if any(a.keyword is not None and a.keyword.value == "for_test" and
+                       code_of(a.value) == "True" for a in m.args):
+                    continue
+                return d.fail(f"`{_show(v, m)}` keeps 1.8's step counter, its runs advance it "
+                              f"too: {advance}")
+            if id(c) not in v.attr_base:
+                return d.fail(f"the default main program is used beyond exe.run() "
+                              f"(`{_show(v, c)}`): {advance}")
         for c in v.io_calls:
             return d.fail(f"`{code_of(c.func)}()` may save or restore 1.8's step counter with "
                           f"the program: {advance}")
@@ -833,6 +884,10 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         rwhere = v.where[id(rcall)]
         ref = _ref(up, v, _run_program(rcall), sc, rwhere)
         at = f"`{_show(v, rcall)}`"
+        known = isinstance(rcall.func.value, cst.Name) and rcall.func.value.value in v.executors
+        if _run_program(rcall) is None and not known and not any(
+                a.keyword is not None and a.keyword.value in RUN_KEYWORDS for a in rcall.args):
+            continue  # not an executor's run (a thread, an app ...)
         if _same(ref, prog):
             kind = "train"
         elif _same(ref, start):
@@ -980,7 +1035,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         up.report_entry(original, entry, False, manual=mapped.reason)
         d.status = "manual"
         return updated
-    if any("math." in str(v) for v in (entry.extra or {}).values()):
+    if "math." in code_of(mapped[0]):
         up.needed_imports.add("math")  # a rate formula written with math (CosineDecay)
     from upgrader.fixers import static_mode
     static_mode.note_applied(up, entry)
