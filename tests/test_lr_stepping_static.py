@@ -169,3 +169,51 @@ def test_built_in_a_lambda_is_manual():
 """
     res = _fix(src)
     assert "built in a lambda" in res.code
+
+
+def test_an_inline_decay_is_named_before_its_optimizer():
+    src = HEAD + """def train(loss, feeds, lr):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        fluid.optimizer.SGD(learning_rate=fluid.layers.piecewise_decay([10], [0.1, 0.01])).minimize(loss)
+    with fluid.scope_guard(fluid.Scope()):
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        for feed in feeds:
+            exe.run(main, feed=feed)
+"""
+    res = _fix(src)
+    # `lr` is taken (a parameter): the scheduler gets a name the module does not use
+    assert "        lr_scheduler = paddle.optimizer.lr.PiecewiseDecay([10], [0.1, 0.01])\n" \
+        "        paddle.optimizer.SGD(learning_rate=lr_scheduler).minimize(loss)\n" in res.code
+    assert _stepped(res.code, "lr_scheduler")
+
+
+def test_an_inline_decay_in_an_expression_stays_manual():
+    src = HEAD + """def train(loss, feeds, exe):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        opts = [fluid.optimizer.SGD(learning_rate=fluid.layers.piecewise_decay([10], [0.1, 0.01]))]
+        opts[0].minimize(loss)
+    for feed in feeds:
+        exe.run(main, feed=feed)
+"""
+    res = _fix(src)
+    assert not _stepped(res.code, "lr") and "built inline as the optimizer's learning_rate" in res.code
+
+
+def test_a_fresh_scope_guard_holds_only_its_program():
+    src = _src() + """
+
+def other(loss, feeds, exe):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        lr2 = fluid.layers.piecewise_decay([5], [0.1, 0.01])
+        fluid.optimizer.SGD(learning_rate=lr2).minimize(loss)
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        for feed in feeds:
+            exe.run(main, feed=feed)
+"""
+    res = _fix(src)
+    assert _stepped(res.code) and _stepped(res.code, "lr2")

@@ -44,7 +44,9 @@ Fix safety
     Safe when the whole pattern is visible in one scope: the parameters after every step
     are those of 1.8.5 (proven per scheduler, dygraph and static). Anything else stays
     manual with a note naming what could not be traced: a scheduler not bound to a name
-    (built inline, in a lambda, returned), used for anything but ``learning_rate`` (and
+    (built in a lambda, returned; dygraph: built inline; a static decay built inline as
+    the ``learning_rate`` of an optimizer statement is assigned to a name the module does
+    not use, right before that statement), used for anything but ``learning_rate`` (and
     ``epoch()``; a static decay fetched with ``fetch_list=[lr]``, read in a nested
     function), feeding several optimizers; an optimizer passed on, stored, saved
     (``state_dict``) or minimized inside an expression or another function. Static only:
@@ -54,7 +56,8 @@ Fix safety
     training started (1.8 restarted its counter), a ``ParallelExecutor``, and several
     decays sharing one counter: two in one program (today's executor feeds one scheduler
     per program) or programs run in one fluid scope (the counter is a scope variable), unless
-    each program runs in a ``fluid.Scope()`` of its own training function. Unsafe (applied
+    each program runs in a ``fluid.Scope()`` of its own training function
+    (``scope_guard(scope)``, ``scope_guard(fluid.Scope())``). Unsafe (applied
     with ``--unsafe-fixes``) when the optimizer's ``current_step_lr()`` is read: 1.8 returned
     the rate of the last ``minimize()``, today's ``get_lr()`` the rate of the next step (the
     training itself is unchanged).
@@ -185,10 +188,15 @@ class _Survey(cst.CSTVisitor):
             if entry is not None and entry.name == GUARD:
                 self.guards.append(_Guard(self.up, call, self.scopes[-1]))
                 pushed += 1
-            elif entry is not None and entry.name == SCOPE_GUARD and len(call.args) == 1 and \
-                    isinstance(call.args[0].value, cst.Name):
-                self.fluid_scopes.append((call.args[0].value.value, self.scopes[-1]))
-                self.skip.add(id(call.args[0].value))
+            elif entry is not None and entry.name == SCOPE_GUARD and len(call.args) == 1:
+                arg = call.args[0].value
+                if isinstance(arg, cst.Name):
+                    self.fluid_scopes.append((arg.value, self.scopes[-1]))
+                    self.skip.add(id(arg))
+                else:
+                    new = _entry(self.up, arg.func) if isinstance(arg, cst.Call) else None
+                    fresh = new is not None and new.name in NEW_SCOPE and not arg.args
+                    self.fluid_scopes.append((FRESH if fresh else "?", id(arg)))
                 pushed += 1 << 8
         from upgrader.fixers.dygraph_guard import is_guard
         dyg = is_guard(self.up, node)
@@ -399,6 +407,7 @@ def _is_optimizer(entry) -> bool:
 GUARD = "paddle.fluid.program_guard"
 SCOPE_GUARD = "paddle.fluid.scope_guard"
 NEW_SCOPE = ("paddle.fluid.Scope", "paddle.fluid.core.Scope")
+FRESH = "<fluid.Scope()>"                    # scope_guard(fluid.Scope()): no one else runs there
 COMPILED = "paddle.fluid.CompiledProgram"
 DEFAULT_MAIN = "paddle.fluid.default_main_program"
 DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
@@ -505,6 +514,7 @@ class _Plan:
         self.after: Dict[int, Tuple[Decision, str]] = {}   # id(statement) -> (decision, opt)
         self.epoch: Dict[int, Decision] = {}          # id(statement `s.epoch(...)`) -> decision
         self.static_after: Dict[int, List[Decision]] = {}  # id(exe.run statement) -> decays
+        self.hoist: Dict[int, Decision] = {}       # id(optimizer statement) -> inline decay
 
 
 def _line(up, node) -> int:
@@ -741,6 +751,8 @@ class _StaticDecision(Decision):
         self.program = None
         self.guard = None
         self.fluid_scope = None       # the fresh fluid.Scope() every run of it happens in
+        self.hoist = None             # the optimizer's statement an inline decay moves before
+        self.hoisted = None           # the scheduler built there
 
 
 def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int):
@@ -757,6 +769,13 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
     if where.dygraph:
         return d.fail("called in dygraph mode (a dygraph decay, stepped by minimize()): "
                       "migrate by hand")
+    hoist = None
+    if name is None and id(call) in v.inline_lr and scope not in v.lambdas:
+        ocall = v.inline_lr[id(call)]
+        hoist = v.stmt_of.get(id(v.chained.get(id(ocall), ocall)))
+        if hoist is not None:
+            name = d.name = _fresh_name(up)
+            sched, advance = name, advance.replace("`lr.step()`", f"`{name}.step()`")
     if name is None:
         if scope in v.lambdas:
             return d.fail(f"built in a lambda, so the optimizer and the runs it drives cannot "
@@ -767,11 +786,11 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
                           f"stepped: bind it (`lr = ...`), then {advance}")
         return d.fail(f"not bound to a plain name, so it cannot be stepped: bind it "
                       f"(`lr = ...`), then {advance}")
-    if not _plain_binding(v, name, scope):
+    if hoist is None and not _plain_binding(v, name, scope):
         return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
     if where.loops:
         return d.fail(f"built in a loop (a new 1.8 program variable each time): {advance}")
-    stmt = v.stmt_of[id(call)]
+    stmt = hoist if hoist is not None else v.stmt_of[id(call)]
     mapped = map_call(entry, call, cst.parse_expression(entry.target))
     if isinstance(mapped, Manual):
         d.status, d.reason = "mapping", mapped.reason
@@ -797,7 +816,7 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
                           f"today a scheduler, not a graph variable: {advance}")
     for method, mcall in v.methods.get((name, scope), []):
         return d.fail(f"`{name}.{method}()` has no traced counterpart: migrate by hand")
-    opts = v.lr_args.get((name, scope), [])
+    opts = [v.inline_lr[id(call)]] if hoist is not None else v.lr_args.get((name, scope), [])
     if not opts:
         return d.fail(f"no optimizer in this scope takes learning_rate={name}: {advance}")
     if len(opts) > 1:
@@ -898,8 +917,8 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         else:
             continue
         run_calls.append((rcall, sc))
-        if _resolve(v, name, sc) != scope or (sc != scope and not _nested(v, sc, scope)
-                                                and scope != 0):
+        visible = sc == scope or scope == 0 or _nested(v, sc, scope)
+        if not visible or (hoist is None and _resolve(v, name, sc) != scope):
             if kind == "train":
                 return d.fail(f"{at} runs {pname} where `{name}` is not visible: {advance}")
             continue
@@ -935,7 +954,22 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         d.fail(entry.note, status="unsafe")
     for s, _ in sites:
         p.static_after.setdefault(id(s), []).append(d)
+    if hoist is not None:
+        d.hoist = hoist
+        p.hoist[id(hoist)] = d
     return d
+
+
+def _fresh_name(up) -> str:
+    """A name for an inline decay's scheduler that the module does not spell anywhere."""
+    taken = getattr(up, "_lr_names", None)
+    if taken is None:
+        taken = up._lr_names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", up.source))
+    for cand in ["lr", "lr_scheduler"] + [f"lr_scheduler_{i}" for i in range(2, 100)]:
+        if cand not in taken:
+            taken.add(cand)
+            return cand
+    raise RuntimeError("no free name")  # pragma: no cover
 
 
 def _run_scope(v: "_Survey", rcall: cst.Call, sc: int):
@@ -956,6 +990,13 @@ def _isolated(up, v: _Survey, scope: int, runs, prog, start):
     if len(scopes) != 1 or None in scopes or scope == 0:
         return None
     (sname, ssc), = scopes
+    if sname == FRESH:
+        for rcall, sc in v.runs:
+            if _run_scope(v, rcall, sc) == (sname, ssc) and not (
+                    _same(_ref(up, v, _run_program(rcall), sc, v.where[id(rcall)]), prog) or
+                    _same(_ref(up, v, _run_program(rcall), sc, v.where[id(rcall)]), start)):
+                return None
+        return (sname, ssc)
     if not isinstance(sname, str) or sname == "?" or _resolve(v, sname, ssc) != scope or \
             v.bindings.get((sname, scope), 0) != 1:
         return None
@@ -1043,6 +1084,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if d.status == "unsafe":
         msg += f" (unsafe: {d.reason})"
     up.report(original, entry.code, msg, entry.name, entry.target, d.status, applied=True)
+    if getattr(d, "hoist", None) is not None:
+        d.hoisted = mapped[0]  # assigned to its name before the optimizer's statement
+        return cst.Name(d.name)
     return mapped[0]
 
 
@@ -1052,6 +1096,13 @@ def leave_statement(up, original, updated):
     if p is None or not isinstance(updated, cst.SimpleStatementLine):
         return updated
     key = id(original)
+    if key in p.hoist:
+        d = p.hoist[key]
+        if d.hoisted is None or not d.active(up):
+            return updated
+        assign = cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(cst.Name(d.name))], value=d.hoisted)])
+        return cst.FlattenSentinel([assign, updated])
     if key in p.static_after:
         return _static_steps(up, original, updated, p)
     if key in p.after:
