@@ -217,3 +217,22 @@ def other(loss, feeds, exe):
 """
     res = _fix(src)
     assert _stepped(res.code) and _stepped(res.code, "lr2")
+
+
+def test_warmup_of_a_piecewise_decay_moves_its_boundaries():
+    src = HEAD + """def train(loss, feeds, exe, bounds):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        lr = fluid.layers.linear_lr_warmup(fluid.layers.piecewise_decay(BOUNDS, [0.1, 0.01]), 4, 0.0, 0.1)
+        fluid.optimizer.SGD(learning_rate=lr).minimize(loss)
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        for feed in feeds:
+            exe.run(main, feed=feed)
+"""
+    res = _fix(src.replace("BOUNDS", "[10]"))
+    assert "paddle.optimizer.lr.LinearWarmup(paddle.optimizer.lr.PiecewiseDecay([6], [0.1, 0.01]), 4" \
+        in res.code and _stepped(res.code)
+    res = _fix(src.replace("BOUNDS", "bounds"))
+    assert not _stepped(res.code) and "neither a number nor a piecewise_decay" in res.code
+    assert "fluid.layers.piecewise_decay(bounds" in res.code

@@ -12,7 +12,9 @@ What it does
 
     Static graph: for ``fluid.layers.exponential_decay`` / ``natural_exp_decay`` /
     ``inverse_time_decay`` / ``cosine_decay`` / ``polynomial_decay`` / ``piecewise_decay`` /
-    ``noam_decay`` / ``linear_lr_warmup`` (of a number) bound to a plain name and passed
+    ``noam_decay`` / ``linear_lr_warmup`` (of a number, or of a ``piecewise_decay`` with
+    literal boundaries, moved by ``-warmup_steps`` since ``LinearWarmup`` steps what it
+    wraps with ``step - warmup_steps``) bound to a plain name and passed
     as the ``learning_rate`` of one optimizer minimized once in that scope, the call
     becomes the scheduler of 1.8.5's formula (``LambdaDecay`` where no class matches it
     exactly) and ``<sched>.step()`` is inserted right after every ``exe.run(...)`` of the
@@ -419,6 +421,7 @@ RUN_KEYWORDS = ("feed", "fetch_list", "scope", "return_numpy", "use_program_cach
 COUNTERS = ("paddle.fluid.layers.autoincreased_step_counter",
             "paddle.fluid.layers.learning_rate_scheduler._decay_step_counter")
 WARMUP = "paddle.fluid.layers.linear_lr_warmup"
+PIECEWISE = "paddle.fluid.layers.piecewise_decay"
 
 
 class _Guard:
@@ -753,6 +756,9 @@ class _StaticDecision(Decision):
         self.fluid_scope = None       # the fresh fluid.Scope() every run of it happens in
         self.hoist = None             # the optimizer's statement an inline decay moves before
         self.hoisted = None           # the scheduler built there
+        self.wrapped = None           # linear_lr_warmup: the piecewise_decay call it wraps
+        self.shift = 0
+        self.outer = None             # piecewise_decay: the warmup decision wrapping it
 
 
 def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int):
@@ -766,6 +772,11 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
     if entry.safety == "manual":
         d.status = "entry-manual"
         return d
+    for outer in p.decisions.values():
+        if isinstance(outer, _StaticDecision) and outer.wrapped is call:
+            d.outer, d.status = outer, "wrapped"
+            d.program, d.fluid_scope = outer.program, outer.fluid_scope
+            return d
     if where.dygraph:
         return d.fail("called in dygraph mode (a dygraph decay, stepped by minimize()): "
                       "migrate by hand")
@@ -804,10 +815,14 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
                           f"depends on it): {advance}")
     if entry.name == WARMUP:
         a = b.values.get("learning_rate")
-        if a is None or not _literal_number(a.value):
-            return d.fail(f"learning_rate={code_of(a.value) if a else ''} is not a number: "
-                          "1.8 evaluated a wrapped decay at the global step, LinearWarmup "
-                          "at step - warmup_steps: migrate by hand")
+        shift = _warmup_shift(up, v, b) if a is not None else None
+        if shift is not None:
+            d.wrapped, d.shift = shift
+        elif a is None or not _literal_number(a.value):
+            return d.fail(f"learning_rate={code_of(a.value) if a else ''} is neither a number "
+                          "nor a piecewise_decay with literal boundaries and warmup_steps: 1.8 "
+                          "evaluated a wrapped decay at the global step, LinearWarmup at "
+                          "step - warmup_steps: migrate by hand")
     for node in _foreign_loads(v, name, scope):
         return d.fail(f"`{name}` is read in another scope (`{_show(v, node)}`): {advance}")
     for sc, node in v.loads.get(name, []):
@@ -960,6 +975,38 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
     return d
 
 
+def _warmup_shift(up, v: _Survey, b):
+    """``linear_lr_warmup(piecewise_decay([b...], values), W, ...)`` with literal int
+    boundaries and W: (the piecewise call, W). 1.8 looked the wrapped piecewise up at the
+    global step, LinearWarmup steps it with step - W: its boundaries move by -W."""
+    inner = b.values["learning_rate"].value
+    w = b.values.get("warmup_steps")
+    if not isinstance(inner, cst.Call) or w is None:
+        return None
+    e = _entry(up, inner.func)
+    kind, steps = literal(code_of(w.value))
+    if e is None or e.name != PIECEWISE or kind != "ok" or type(steps) is not int:
+        return None
+    ib = bind(e, inner)
+    if isinstance(ib, Manual) or "boundaries" not in ib.values:
+        return None
+    kind, bounds = literal(code_of(ib.values["boundaries"].value))
+    if kind != "ok" or not isinstance(bounds, (list, tuple)) or \
+            not all(type(x) is int for x in bounds):
+        return None
+    return inner, steps
+
+
+def _shifted_boundaries(call: cst.Call, shift: int, entry) -> cst.Call:
+    """The piecewise call with every literal boundary moved by -shift."""
+    b = bind(entry, call)
+    arg = b.values["boundaries"]
+    _, bounds = literal(code_of(arg.value))
+    new = cst.parse_expression(repr([x - shift for x in bounds]))
+    return call.with_changes(args=[a.with_changes(value=new) if a is arg else a
+                                   for a in call.args])
+
+
 def _fresh_name(up) -> str:
     """A name for an inline decay's scheduler that the module does not spell anywhere."""
     taken = getattr(up, "_lr_names", None)
@@ -1029,9 +1076,9 @@ def _shared_counters(up, v: _Survey, p: "_Plan") -> None:
     for call in calls:
         d = p.decisions.get(id(call))
         if not isinstance(d, _StaticDecision) or d.status not in ("safe", "unsafe"):
-            continue
+            continue  # (a wrapped piecewise_decay follows its warmup)
         for other in calls:
-            if other is call:
+            if other is call or other is d.wrapped:
                 continue
             o = p.decisions.get(id(other))
             traced = isinstance(o, _StaticDecision) and o.program is not None
@@ -1056,6 +1103,20 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if d.status == "entry-manual":
         up.report_entry(original, entry, False)
         return updated
+    if d.status == "wrapped":
+        if not d.outer.active(up):
+            up.report_entry(original, entry, False, manual=f"wrapped by `{d.outer.entry.short}`, "
+                            "migrated with it")
+            return updated
+        mapped = map_call(entry, _shifted_boundaries(updated, d.outer.shift, entry),
+                          cst.parse_expression(entry.target))
+        if isinstance(mapped, Manual):  # the plan checked the boundaries; be safe anyway
+            up.report_entry(original, entry, False, manual=mapped.reason)
+            return updated
+        up.report(original, entry.code, f"`{entry.short}` → `{entry.target}` with its "
+                  f"boundaries moved by -{d.outer.shift} (LinearWarmup steps it with step - "
+                  f"warmup_steps)", entry.name, entry.target, d.outer.status, applied=True)
+        return mapped[0]
     if d.status == "mapping":
         return up.apply_entry(original, updated, entry)  # reports the mapping's reason
     if d.status == "manual":
