@@ -82,3 +82,94 @@ def test_parsers_that_disagree_skip_nothing():
     m = cst.parse_module("import paddle.fluid as fluid\nx = 1; y = 2\nz = 3\n")
     assert untouched.untouched_statements(m, "import paddle.fluid as fluid\nx = 1\n",
                                           {"fluid": "paddle.fluid"}, frozenset({"fluid"})) == set()
+
+
+# ---------------------------------------------------------------- statement-local positions
+# Upgrader.pos places most findings with a code generation of the statement (or compound
+# statement header) that holds them instead of the whole module; the numbers must be the
+# whole module's, end positions included.
+
+def _full(code, fix, unsafe=False):
+    from upgrader import engine
+    old = engine._FULL_POSITIONS
+    out = []
+    for full in (False, True):
+        engine._FULL_POSITIONS = full
+        try:
+            r = upgrade_source(code, fix=fix, unsafe_fixes=unsafe)
+        finally:
+            engine._FULL_POSITIONS = old
+        out.append((r.code, [f.to_dict() for f in r.findings]))
+    return out
+
+
+TRICKY = [
+    # CRLF line ends, a tab-indented function, non-ASCII text before a finding on its line
+    "import paddle.fluid as fluid\r\n\r\ndef f(x):\r\n\ty = 'é€'; z = fluid.layers.relu(x)\r\n\treturn z\r\n",
+    "import paddle.fluid as fluid\n\ndef f(x):\n    s = 'ü'; return fluid.layers.softmax(x)  # ünï\n",
+    # decorators, a comment after the colon, nested blocks, elif with legacy tests
+    ("import paddle.fluid as fluid\nimport functools\n\n\n@functools.lru_cache()\n# between\n"
+     "@functools.wraps(print)\ndef g(x):  # note\n    if x is None:\n        pass\n"
+     "    elif fluid.in_dygraph_mode():\n        return fluid.layers.relu(x)\n"
+     "    else:\n        return fluid.layers.sigmoid(x)\n"),
+    # a dygraph guard block (reported over the whole block), with `as`, and its else-less body
+    ("import paddle.fluid as fluid\nimport numpy as np\n\nwith fluid.dygraph.guard():  # dyn\n"
+     "    x = fluid.dygraph.to_variable(np.ones([2, 2], 'float32'))\n\n"
+     "    y = fluid.layers.relu(x)\n    # trailing comment\n"
+     "for i in range(2):\n    with fluid.dygraph.guard() as g:\n        z = fluid.layers.relu(\n"
+     "            x)\nelse:\n    w = fluid.layers.relu(x)\n"),
+    # multi-line strings, backslash continuations, parenthesized statements, a class
+    ('import paddle.fluid as fluid\n\nDOC = """\nfluid.layers.relu(x)\n"""\n\nclass Net(fluid.dygraph.Layer):\n'
+     '    """doc\n    more"""\n    def forward(self, x):\n        y = x + \\\n            fluid.layers.relu(x)\n'
+     '        (fluid.layers\n         .softmax(y))\n        return y\n'),
+    # try/except/finally and while/else bodies
+    ("import paddle.fluid as fluid\n\ntry:\n    a = fluid.layers.relu(1)\nexcept ValueError:\n"
+     "    a = fluid.layers.sigmoid(1)\nfinally:\n    b = fluid.layers.relu(2)\nwhile False:\n"
+     "    c = fluid.layers.relu(3)\nelse:\n    c = fluid.layers.tanh(3)\n"),
+]
+
+
+@pytest.mark.parametrize("fix", [True, False], ids=["fix", "check"])
+def test_local_positions_are_the_modules(fix):
+    differ = []
+    for p in SOURCES:
+        local, full = _full(p.read_text(), fix)
+        if local != full:
+            differ.append(p.name)
+    for i, code in enumerate(TRICKY):
+        for unsafe in (False, True):
+            local, full = _full(code, fix, unsafe)
+            assert local[1], f"tricky source {i} has no findings"
+            if local != full:
+                differ.append(f"tricky {i} unsafe={unsafe}")
+    assert not differ
+
+
+def test_local_positions_are_the_modules_on_generated_programs():
+    sys.path.insert(0, str(ROOT / "tests"))
+    from hypothesis import HealthCheck, Phase, given, settings
+    from strategies import legacy_programs
+
+    @settings(max_examples=30, derandomize=True, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(legacy_programs())
+    def check(program):
+        for fix in (True, False):
+            local, full = _full(program.code, fix)
+            assert local == full
+
+    check()
+
+
+def test_local_positions_used_for_most_statements():
+    """The fast path is taken: on a legacy program, the whole module's positions are not
+    computed (every finding sits in a statement that can be placed)."""
+    from upgrader import engine
+    calls = []
+    real = engine.positions
+    engine.positions = lambda m: calls.append(1) or real(m)
+    try:
+        r = upgrade_source(TRICKY[3], fix=False)
+    finally:
+        engine.positions = real
+    assert r.findings and not calls

@@ -7,6 +7,7 @@ static-mode insertion → imports scheduled and cleaned once at the end.
 """
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
@@ -167,7 +168,7 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
         return Result(code, [], False)
     up = Upgrader(book, imports, opts, module, code)
     up.untouched = untouched_statements(module, code, {k: b.dotted for k, b in imports.bindings.items()},
-                                        _legacy_tops(book))
+                                        _legacy_tops(book), up.anchors)
     new_module = module.visit(up)
     new_module = finish_module(new_module, up)
     findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
@@ -224,6 +225,36 @@ class _PositionState(PositionProvidingCodegenState):
             self.column += len(value)
 
 
+def statement_positions(module: cst.Module, stmt: cst.CSTNode,
+                        indents: Sequence[str]) -> Tuple[Dict[cst.CSTNode, "CodeRange"], str]:
+    """Positions of the nodes of one statement, as if it began on line 1 inside blocks
+    indented by ``indents``, and the code it generates there."""
+    provider = PositionProvider()
+    state = _PositionState(default_indent=module.default_indent,
+                           default_newline=module.default_newline, provider=provider)
+    state.indent_tokens.extend(indents)
+    stmt._codegen(state)
+    return provider._computed, "".join(state.tokens)
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+#: compound statements whose header gets positions of its own (Upgrader.pos)
+_HEADER_TYPES = (cst.With, cst.For, cst.While, cst.If, cst.FunctionDef, cst.ClassDef)
+#: PADDLE_UPGRADE_FULL_POSITIONS=1: every position from the whole module's (the reference)
+_FULL_POSITIONS = os.environ.get("PADDLE_UPGRADE_FULL_POSITIONS") == "1"
+
+
+def _first_lines(text: str, n: int) -> str:
+    """The first ``n`` lines of ``text`` with their line ends."""
+    at = 0
+    for _ in range(n):
+        m = _NEWLINE.search(text, at)
+        if m is None:
+            return text
+        at = m.end()
+    return text[:at]
+
+
 def positions(module: cst.Module) -> Dict[cst.CSTNode, "CodeRange"]:
     """``PositionProvider``'s positions of every node of ``module``, computed directly:
     one code generation pass (``MetadataWrapper`` adds an empty visit of the whole tree
@@ -256,6 +287,14 @@ class Upgrader(FastTransformer):
         self.function_decorators: Set[int] = set()  # ids of decorators of functions
         self.decorator_scopes: List[Optional[Set[str]]] = []
         self._positions: Optional[Dict[cst.CSTNode, "CodeRange"]] = None
+        # statement-local positions (pos): the statements being visited with the indents
+        # of their blocks, the ast line of each statement's first token, and per statement
+        # its position table and line shift (None: it cannot be placed)
+        self.anchors: Dict[int, int] = {}
+        self.stmt_stack: List[Tuple[cst.CSTNode, Tuple[str, ...]]] = []
+        self.indents: List[str] = []
+        self._local: Dict[int, Optional[Tuple[Dict[cst.CSTNode, "CodeRange"], int]]] = {}
+        self._line_starts: Optional[List[int]] = None
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
@@ -289,13 +328,101 @@ class Upgrader(FastTransformer):
         return self.rules.lookup(dotted) if dotted else None
 
     def pos(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
+        """(line, column, end line, end column) of ``node`` in the module as parsed, 1-based
+        columns; zeros for a node the rewrite made.
+
+        The positions of a whole module cost a code generation of all of it; most modules
+        need the positions of a few statements only. So a node inside a statement being
+        visited gets its position from a code generation of the innermost such statement
+        that holds it (of a compound statement's header only, when the node is there),
+        shifted to the statement's line from the ``ast`` pass of untouched.py once the
+        generated code is found at that line of the source; anything else falls back to
+        the whole module's positions. Both give the same numbers: tests/test_untouched.py
+        compares them on every reported node (``PADDLE_UPGRADE_FULL_POSITIONS=1`` makes
+        every call use the whole module's)."""
         table = self._positions
-        if table is None:
+        if table is None and not _FULL_POSITIONS:
+            stack = self.stmt_stack
+            done = self._local
+            for stmt, _ in stack:  # a table made already (an enclosing statement's)
+                for local in (done.get(id(stmt)), done.get(-id(stmt))):
+                    if local is not None:
+                        r = local[0].get(node)
+                        if r is not None:
+                            shift = local[1]
+                            return r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1
+            for whole in (False, True):  # else the innermost statement (header) that holds it
+                for stmt, indents in reversed(stack):
+                    key = -id(stmt) if whole else id(stmt)
+                    if key in done:
+                        continue
+                    local = self._local_positions(stmt, indents, whole)
+                    if local is None:
+                        continue
+                    r = local[0].get(node)
+                    if r is not None:
+                        shift = local[1]
+                        return r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1
+            table = self._positions = positions(self.module)
+        elif table is None:
             table = self._positions = positions(self.module)
         r = table.get(node)
         if r is None:  # a node made by the rewrite
             return 0, 0, 0, 0
         return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
+
+    def _local_positions(self, stmt: cst.CSTNode, indents: Tuple[str, ...], whole: bool):
+        """(positions, line shift) of ``stmt``'s nodes, or None when it cannot be placed.
+        Not ``whole``: for a compound statement with an indented body, the positions of its
+        header (decorators, test, items, target ...) and of the statement itself only."""
+        key = -id(stmt) if whole else id(stmt)
+        done = self._local
+        done[key] = None
+        anchor = self.anchors.get(id(stmt))
+        if anchor is None:
+            return None
+        header = None
+        if not whole and type(stmt) in _HEADER_TYPES and isinstance(stmt.body, cst.IndentedBlock):
+            header = cst.SimpleStatementLine(body=[cst.Pass()])  # stands for the body
+            changes = {"body": stmt.body.with_changes(body=[header], footer=())}
+            if getattr(stmt, "orelse", None) is not None:
+                changes["orelse"] = None
+            shown = stmt.with_changes(**changes)
+        else:
+            shown = stmt
+            done[-id(stmt)] = None  # the whole statement's table is this one
+        table, text = statement_positions(self.module, shown, indents)
+        first_node = shown.name if isinstance(shown, (cst.FunctionDef, cst.ClassDef)) else shown
+        r = table.get(first_node)
+        if r is None:
+            return None
+        first = anchor[0] - r.start.line + 1  # the source line the statement's code starts on
+        if header is not None:  # compare the header lines only
+            cut = table[header].start.line - 1
+            text = _first_lines(text, cut)
+        starts = self._line_starts
+        if starts is None:
+            starts = self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.source)]
+        if not 1 <= first <= len(starts):
+            return None
+        at = starts[first - 1]
+        if self.source[at:at + len(text)] != text:
+            return None
+        shift = first - 1
+        if header is not None:
+            # the statement itself: from its header's start to where ast says it ends
+            end_line, end_byte = anchor[1], anchor[2]
+            if not 1 <= end_line <= len(starts):
+                return None
+            line_text = self.source[starts[end_line - 1]:starts[end_line] if end_line < len(starts) else None]
+            end_col = len(line_text.encode("utf-8")[:end_byte].decode("utf-8", "replace"))
+            table = dict(table)
+            table[stmt] = CodeRange(table[shown].start, CodePosition(end_line - shift, end_col))
+            del table[shown]
+        done[key] = (table, shift)
+        if shown is stmt:
+            done[-id(stmt)] = done[key]
+        return done[key]
 
     def get_metadata(self, key, node, default=cst.MaybeSentinel.DEFAULT):
         """``get_metadata(PositionProvider, node)`` as under ``MetadataWrapper``."""
@@ -369,10 +496,14 @@ class Upgrader(FastTransformer):
 
     # ----------------------------------------------------------------- statements
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if _is_statement(type(node)):
+        t = type(node)
+        if _is_statement(t):
             self.todo_stack.append([])
+            self.stmt_stack.append((node, tuple(self.indents)))
             if id(node) in self.untouched:
                 return False  # nothing the rules look at (untouched.py): keep it as it is
+        elif t is cst.IndentedBlock:
+            self.indents.append(self.module.default_indent if node.indent is None else node.indent)
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
@@ -380,9 +511,13 @@ class Upgrader(FastTransformer):
             result = updated_node  # its visit_ hook did not run: neither does its leave_
         else:
             result = super().on_leave(original_node, updated_node)
-        if _is_statement(type(original_node)):
+        t = type(original_node)
+        if t is cst.IndentedBlock:
+            self.indents.pop()
+        elif _is_statement(t):
             for hook in fixers.STATEMENT_FIXERS:  # statement-level structural rules
                 result = hook(self, original_node, result)
+            self.stmt_stack.pop()
             todos = self.todo_stack.pop()
             if todos and self.opts.fix:
                 result = attach_todos(result, todos)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -49,10 +49,11 @@ class Names:
     package itself only as ``paddle.<legacy top-level name>`` (``paddle.fluid``,
     ``paddle.dataset`` ...: modern ``paddle.nn.Linear`` is no legacy use)."""
 
-    def __init__(self, bound: Set[str], packages: Set[str], tops: Set[str]):
+    def __init__(self, bound: Set[str], packages: Set[str], tops: Set[str], skip: bool = True):
         self.bound = bound
         self.packages = packages
         self.tops = tops
+        self.skip = skip  # False: decide nothing (PADDLE_UPGRADE_NO_SKIP), only pair
 
 
 def _interesting(tree: ast.AST, names: "Names") -> bool:
@@ -96,12 +97,15 @@ def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
 
 
 def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str],
-                         tops: Set[str]) -> Set[int]:
+                         tops: Set[str], anchors: Optional[Dict[int, Tuple[int, int, int]]] = None) -> Set[int]:
     """ids of the statements of ``module`` the engine need not walk: top-level ones and,
     inside the bodies of the statements it walks (functions, classes, loops, ``if``,
-    ``with``, ``try``), nested ones."""
-    if not ENABLED:
-        return set()
+    ``with``, ``try``), nested ones.
+
+    ``anchors`` (when given) receives, for each statement that is walked, the line of its
+    first token as ``ast`` reports it (``def``/``class`` line for definitions) and where
+    it ends (line, UTF-8 column): the engine places statement-local positions with them
+    (``engine.Upgrader.pos``), checking each placement against the source text."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -109,14 +113,15 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     packages = {local for local, dotted in bindings.items() if dotted == "paddle"}
     bound = {local for local in bindings if local not in packages}
     bound |= _assigned_from_calls(tree, set(bindings))
-    names = Names(bound, packages, tops)
+    names = Names(bound, packages, tops, ENABLED)
     out: Set[int] = set()
-    if not _block(module.body, tree.body, names, out):
+    if not _block(module.body, tree.body, names, out, anchors if anchors is not None else {}):
         return set()  # the two parsers disagree somewhere: walk everything
     return out
 
 
-def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int]) -> bool:
+def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int],
+           anchors: Dict[int, Tuple[int, int, int]]) -> bool:
     """Pair the statements of a libcst body with the ``ast`` ones (a simple statement line
     holds one ``ast`` statement per small statement) and decide each; False when the two
     do not line up."""
@@ -127,47 +132,50 @@ def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int]) -> b
         i += n
         if len(group) != n:
             return False
-        if not any(_interesting(a, names) for a in group):
+        if names.skip and not any(_interesting(a, names) for a in group):
             out.add(id(stmt))
-        elif n == 1 and not isinstance(stmt, cst.SimpleStatementLine):
-            if not _inner(stmt, group[0], names, out):
+            continue
+        last = group[-1]
+        anchors[id(stmt)] = (group[0].lineno, last.end_lineno or 0, last.end_col_offset or 0)
+        if n == 1 and not isinstance(stmt, cst.SimpleStatementLine):
+            if not _inner(stmt, group[0], names, out, anchors):
                 return False
     return i == len(ast_body)
 
 
-def _suite(body, ast_body, names, out) -> bool:
+def _suite(body, ast_body, names, out, anchors) -> bool:
     if isinstance(body, cst.IndentedBlock):
-        return _block(body.body, ast_body, names, out)
+        return _block(body.body, ast_body, names, out, anchors)
     return True  # `if x: a; b` on one line: nothing to skip inside
 
 
-def _inner(stmt, a: ast.stmt, names: Names, out: Set[int]) -> bool:
+def _inner(stmt, a: ast.stmt, names: Names, out: Set[int], anchors: Dict[int, Tuple[int, int, int]]) -> bool:
     """Recurse into the bodies of a compound statement that is walked."""
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and \
             isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return _suite(stmt.body, a.body, names, out)
+        return _suite(stmt.body, a.body, names, out, anchors)
     if isinstance(stmt, (cst.For, cst.While)) and isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
-        ok = _suite(stmt.body, a.body, names, out)
+        ok = _suite(stmt.body, a.body, names, out, anchors)
         if stmt.orelse is not None:
-            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out, anchors)
         return ok
     if isinstance(stmt, cst.With) and isinstance(a, (ast.With, ast.AsyncWith)):
-        return _suite(stmt.body, a.body, names, out)
+        return _suite(stmt.body, a.body, names, out, anchors)
     if isinstance(stmt, cst.If) and isinstance(a, ast.If):
-        ok = _suite(stmt.body, a.body, names, out)
+        ok = _suite(stmt.body, a.body, names, out, anchors)
         orelse = stmt.orelse
         if isinstance(orelse, cst.Else):
-            ok = ok and _suite(orelse.body, a.orelse, names, out)
+            ok = ok and _suite(orelse.body, a.orelse, names, out, anchors)
         elif isinstance(orelse, cst.If):  # elif: the ast has it as the only orelse statement
-            ok = ok and len(a.orelse) == 1 and _inner(orelse, a.orelse[0], names, out)
+            ok = ok and len(a.orelse) == 1 and _inner(orelse, a.orelse[0], names, out, anchors)
         return ok
     if isinstance(stmt, cst.Try) and isinstance(a, ast.Try):
-        ok = _suite(stmt.body, a.body, names, out) and len(stmt.handlers) == len(a.handlers)
+        ok = _suite(stmt.body, a.body, names, out, anchors) and len(stmt.handlers) == len(a.handlers)
         for h, ah in zip(stmt.handlers, a.handlers):
-            ok = ok and _suite(h.body, ah.body, names, out)
+            ok = ok and _suite(h.body, ah.body, names, out, anchors)
         if stmt.orelse is not None:
-            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out, anchors)
         if stmt.finalbody is not None:
-            ok = ok and _suite(stmt.finalbody.body, a.finalbody, names, out)
+            ok = ok and _suite(stmt.finalbody.body, a.finalbody, names, out, anchors)
         return ok
     return True  # anything else (match, try*, ...) is walked whole
