@@ -827,6 +827,12 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         return d.fail(f"`{name}` is read in another scope (`{_show(v, node)}`): {advance}")
     for sc, node in v.loads.get(name, []):
         if sc == scope:
+            ctx = v.context.get(id(node))
+            if isinstance(ctx, cst.Call) and isinstance(ctx.func, cst.Attribute) and \
+                    ctx.func.attr.value == "run":
+                return d.fail(f"`{name}` is fetched (`{_show(v, node)}`), today a scheduler, "
+                              f"not a graph variable: read `{name}()` before the run instead, "
+                              f"then {advance}")
             return d.fail(f"`{name}` is used beyond learning_rate (`{_show(v, node)}`), "
                           f"today a scheduler, not a graph variable: {advance}")
     for method, mcall in v.methods.get((name, scope), []):
