@@ -236,3 +236,17 @@ def test_warmup_of_a_piecewise_decay_moves_its_boundaries():
     res = _fix(src.replace("BOUNDS", "bounds"))
     assert not _stepped(res.code) and "neither a number nor a piecewise_decay" in res.code
     assert "fluid.layers.piecewise_decay(bounds" in res.code
+
+
+def test_a_program_from_the_caller_or_run_per_batch_is_manual():
+    src = HEAD + """def train(main, startup, loss, feeds, exe):
+    with fluid.program_guard(main, startup):
+        lr = fluid.layers.piecewise_decay([5], [0.1, 0.01])
+        fluid.optimizer.SGD(learning_rate=lr).minimize(loss)
+    for feed in feeds:
+        exe.run(main, feed=feed)
+"""
+    res = _fix(src)
+    assert not _stepped(res.code) and "comes from the caller" in res.code
+    res = _fix(_src(extra="        exe.train_from_dataset(dataset=feed)\n"))
+    assert not _stepped(res.code) and "runs a program once per batch" in res.code

@@ -52,8 +52,9 @@ Fix safety
     ``epoch()``; a static decay fetched with ``fetch_list=[lr]``, read in a nested
     function), feeding several optimizers; an optimizer passed on, stored, saved
     (``state_dict``) or minimized inside an expression or another function. Static only:
-    a program passed on (saved, restored: its step counter went with it) or cloned without
-    ``for_test=True``, a run of it inside an expression, with ``scope=`` (3.3 looks the rate
+    a program passed on (saved, restored: its step counter went with it), taken from the
+    caller, or cloned without ``for_test=True``, ``train_from_dataset`` (a run per batch),
+    a run of it inside an expression, with ``scope=`` (3.3 looks the rate
     up in the global scope), or where the scheduler is not visible, a startup run after
     training started (1.8 restarted its counter), a ``ParallelExecutor``, and several
     decays sharing one counter: two in one program (today's executor feeds one scheduler
@@ -121,6 +122,8 @@ class _Survey(cst.CSTVisitor):
         self.parallel: List[cst.Call] = []                         # ParallelExecutor(...)
         self.method_on: Dict[int, cst.Call] = {}                   # id(call) -> call.method(...)
         self.lambdas: set = set()                                  # scopes that are lambdas
+        self.params: set = set()                                   # (name, scope) parameters
+        self.dataset_runs: List[cst.Call] = []                     # exe.train_from_dataset(...)
         self.counters: List[cst.Call] = []                         # other readers of the counter
         self.io_calls: List[cst.Call] = []
         self.default_calls: List[cst.Call] = []                    # default_main_program()
@@ -154,6 +157,7 @@ class _Survey(cst.CSTVisitor):
         self._push(node)
         for p in _all_params(node.params):
             self._bind(p.name.value)
+            self.params.add((p.name.value, self.scopes[-1]))
         saved = self._enter_body()
         node.body.visit(self)
         self._leave_body(saved)
@@ -165,6 +169,7 @@ class _Survey(cst.CSTVisitor):
         self._push(node)
         for p in _all_params(node.params):
             self._bind(p.name.value)
+            self.params.add((p.name.value, self.scopes[-1]))
         saved = self._enter_body()
         node.body.visit(self)
         self._leave_body(saved)
@@ -335,6 +340,8 @@ class _Survey(cst.CSTVisitor):
         elif entry is not None:
             self._static_call(node, entry)
         f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in DATASET_RUNS:
+            self.dataset_runs.append(node)
         if isinstance(f, cst.Attribute) and f.attr.value == "run":
             self.runs.append((node, scope))
             prog = _run_program(node)
@@ -414,6 +421,7 @@ COMPILED = "paddle.fluid.CompiledProgram"
 DEFAULT_MAIN = "paddle.fluid.default_main_program"
 DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
 PARALLEL = "paddle.fluid.ParallelExecutor"
+DATASET_RUNS = ("train_from_dataset", "infer_from_dataset")   # a run per batch
 EXECUTORS = ("paddle.fluid.Executor", PARALLEL)
 #: keywords only Executor.run takes (a no-program `x.run(...)` without them is no executor run)
 RUN_KEYWORDS = ("feed", "fetch_list", "scope", "return_numpy", "use_program_cache",
@@ -879,6 +887,11 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         if prog[0] == "name" else "the program_guard's program"
     if prog[0] == "name" and v.bindings.get((prog[1], prog[2]), 0) != 1:
         return d.fail(f"program `{prog[1]}` is rebound: {advance}")
+    if prog[0] == "name" and (prog[1], prog[2]) in v.params:
+        return d.fail(f"program `{prog[1]}` comes from the caller, whose runs of it cannot be "
+                      f"traced: {advance}")
+    for c in v.dataset_runs:
+        return d.fail(f"`{_show(v, c)}` runs a program once per batch: {advance} by hand")
     # the program must not escape: 1.8 counted every run of it, and a checkpoint saved or
     # restored its step counter
     if prog[0] == "name":
