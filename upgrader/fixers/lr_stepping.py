@@ -110,6 +110,7 @@ class _Survey(cst.CSTVisitor):
         self.where: Dict[int, "_Where"] = {}                       # id(call) -> its context
         self.guards: List["_Guard"] = []
         self.fluid_scopes: List[Tuple[str, int]] = []            # fluid.scope_guard(name)
+        self.withs: Dict[int, Tuple[int, int, bool]] = {}         # what each with pushed
         self.loops: List[int] = []
         self.dygraph = 0
         self.runs: List[Tuple[cst.Call, int]] = []                # <x>.run(...) calls, scope
@@ -186,7 +187,7 @@ class _Survey(cst.CSTVisitor):
         self.guards, self.loops, self.dygraph, self.fluid_scopes = saved
 
     def visit_With(self, node):
-        pushed = 0
+        guards = scopes = 0
         for item in node.items:
             call = item.item
             if not isinstance(call, cst.Call):
@@ -194,7 +195,7 @@ class _Survey(cst.CSTVisitor):
             entry = _entry(self.up, call.func)
             if entry is not None and entry.name == GUARD:
                 self.guards.append(_Guard(self.up, call, self.scopes[-1]))
-                pushed += 1
+                guards += 1
             elif entry is not None and entry.name == SCOPE_GUARD and len(call.args) == 1:
                 arg = call.args[0].value
                 if isinstance(arg, cst.Name):
@@ -204,19 +205,16 @@ class _Survey(cst.CSTVisitor):
                     new = _entry(self.up, arg.func) if isinstance(arg, cst.Call) else None
                     fresh = new is not None and new.name in NEW_SCOPE and not arg.args
                     self.fluid_scopes.append((FRESH if fresh else "?", id(arg)))
-                pushed += 1 << 8
+                scopes += 1
         from upgrader.fixers.dygraph_guard import is_guard
         dyg = is_guard(self.up, node)
         self.dygraph += dyg
-        self._with = getattr(self, "_with", {})
-        self._with[id(node)] = (pushed, dyg)
+        self.withs[id(node)] = (guards, scopes, dyg)
 
     def leave_With(self, node):
-        pushed, dyg = self._with.pop(id(node), (0, False))
-        for _ in range(pushed & 0xff):
-            self.guards.pop()
-        for _ in range(pushed >> 8):
-            self.fluid_scopes.pop()
+        guards, scopes, dyg = self.withs.pop(id(node), (0, 0, False))
+        del self.guards[len(self.guards) - guards:]
+        del self.fluid_scopes[len(self.fluid_scopes) - scopes:]
         self.dygraph -= dyg
 
     def leave_For(self, node):
