@@ -167,8 +167,6 @@ def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
     if not imports.all_bindings:
         return Result(code, [], False)
     up = Upgrader(book, imports, opts, module, code)
-    up.untouched = untouched_statements(module, code, {k: b.dotted for k, b in imports.bindings.items()},
-                                        _legacy_tops(book), up.anchors)
     new_module = module.visit(up)
     new_module = finish_module(new_module, up)
     findings = sorted(up.findings, key=lambda f: (f.line, f.column, f.code))
@@ -282,7 +280,6 @@ class Upgrader(FastTransformer):
         self.opts = opts
         self.module = module
         self.source = source
-        self.untouched: Set[int] = set()  # ids of the statements not walked (untouched.py)
         self.fstring_quotes: List[str] = []  # quote character of each enclosing f-string
         self.function_decorators: Set[int] = set()  # ids of decorators of functions
         self.decorator_scopes: List[Optional[Set[str]]] = []
@@ -308,6 +305,11 @@ class Upgrader(FastTransformer):
         self.compiled_programs: Set[int] = set()
         self.import_pos: Dict[int, Tuple[int, int, int, int]] = {}
         self.layer_act_calls: Dict[int, str] = {}  # id(call) -> act template
+        # statements the walks need not enter (untouched.py): `untouched` for the rewrite,
+        # `quiet` (a subset, with its assignments) for the survey and the used-names walk
+        self.quiet: Dict[int, List[Tuple[str, str]]] = {}
+        self.untouched = untouched_statements(module, source, {k: b.dotted for k, b in imports.bindings.items()},
+                                              _legacy_tops(rules), self.anchors, self.quiet)
         self.facts = fixers.static_mode.Facts()
         fixers.static_mode.survey(self, module)
 

@@ -54,6 +54,7 @@ class Names:
         self.packages = packages
         self.tops = tops
         self.skip = skip  # False: decide nothing (PADDLE_UPGRADE_NO_SKIP), only pair
+        self.quiet: Dict[int, List[Tuple[str, str]]] = {}
 
 
 def _interesting(tree: ast.AST, names: "Names") -> bool:
@@ -97,7 +98,8 @@ def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
 
 
 def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str],
-                         tops: Set[str], anchors: Optional[Dict[int, Tuple[int, int, int]]] = None) -> Set[int]:
+                         tops: Set[str], anchors: Optional[Dict[int, Tuple[int, int, int]]] = None,
+                         quiet: Optional[Dict[int, List[Tuple[str, str]]]] = None) -> Set[int]:
     """ids of the statements of ``module`` the engine need not walk: top-level ones and,
     inside the bodies of the statements it walks (functions, classes, loops, ``if``,
     ``with``, ``try``), nested ones.
@@ -105,7 +107,13 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     ``anchors`` (when given) receives, for each statement that is walked, the line of its
     first token as ``ast`` reports it (``def``/``class`` line for definitions) and where
     it ends (line, UTF-8 column): the engine places statement-local positions with them
-    (``engine.Upgrader.pos``), checking each placement against the source text."""
+    (``engine.Upgrader.pos``), checking each placement against the source text.
+
+    ``quiet`` (when given) receives the skipped statements that the other whole-module
+    walks (the static-mode survey, the used-names walk of the import cleanup) may skip
+    too: no name bound to the ``paddle`` package (nor any name ``paddle``) in them. Each
+    maps to what the survey would have recorded of its assignments, in source order
+    (:func:`_origins`)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -115,8 +123,43 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     bound |= _assigned_from_calls(tree, set(bindings))
     names = Names(bound, packages, tops, ENABLED)
     out: Set[int] = set()
+    names.quiet = {} if quiet is None else quiet
     if not _block(module.body, tree.body, names, out, anchors if anchors is not None else {}):
+        names.quiet.clear()
         return set()  # the two parsers disagree somewhere: walk everything
+    return out
+
+
+def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, str]]]:
+    """For a skipped statement (its ``ast`` statements): None when a name bound to the
+    ``paddle`` package (or named ``paddle``) occurs in it, else its assignments as the
+    static-mode survey records them (``save_load_dygraph.assignment_origins``): nothing in
+    a skipped statement resolves to an import, so a call of a plain name gives
+    ``local:<name>`` and anything else ``""``."""
+    packages = names.packages
+    assigns = []
+    for a in group:
+        for node in ast.walk(a):
+            t = type(node)
+            if t is ast.Name:
+                if node.id == "paddle" or node.id in packages:  # type: ignore[attr-defined]
+                    return None
+            elif t is ast.Assign:
+                assigns.append(node)
+    out: List[Tuple[str, str]] = []
+    for node in sorted(assigns, key=lambda n: (n.lineno, n.col_offset)):
+        if len(node.targets) != 1:
+            continue
+        t, v = node.targets[0], node.value
+        if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)) \
+                and len(t.elts) == len(v.elts):
+            for te in t.elts:
+                te = te.value if isinstance(te, ast.Starred) else te
+                if isinstance(te, ast.Name):
+                    out.append((te.id, ""))
+        elif isinstance(t, ast.Name):
+            f = v.func if isinstance(v, ast.Call) else None
+            out.append((t.id, "local:" + f.id if isinstance(f, ast.Name) else ""))
     return out
 
 
@@ -134,6 +177,9 @@ def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int],
             return False
         if names.skip and not any(_interesting(a, names) for a in group):
             out.add(id(stmt))
+            q = _quiet(group, names)
+            if q is not None:
+                names.quiet[id(stmt)] = q
             continue
         last = group[-1]
         anchors[id(stmt)] = (group[0].lineno, last.end_lineno or 0, last.end_col_offset or 0)

@@ -34,13 +34,18 @@ from upgrader.names import (BindingsCollector, ScopeTracker, _param_names, colle
 CODE = "PU002"
 
 
-def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]:
+def _used_names(module: cst.Module, skip: Optional[Set[int]] = None,
+                quiet: Optional[Dict[int, object]] = None) -> Set[str]:
     """Names used as values, not shadowed by a local binding of an enclosing function
     (or lambda). One walk: the functions' local bindings are collected on the way and the
     shadowing of each use is decided at the end, when they are complete (the same sets
     ``local_bindings`` computes when a function is entered). Statements whose id is in
-    ``skip`` (module-level ``L = fluid.layers`` aliases) are not looked at."""
+    ``skip`` (module-level ``L = fluid.layers`` aliases) are not looked at, nor the
+    statements of ``quiet`` (untouched.py: statements of the module as parsed that name no
+    legacy binding, no alias and nothing called ``paddle``, so none of the names this
+    walk's callers ask about)."""
     uses: List[Tuple[str, tuple]] = []
+    quiet = quiet or {}
 
     class V(BindingsCollector):
         def __init__(self):
@@ -50,6 +55,13 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None) -> Set[str]
 
         def visit_Assign(self, node):
             return not (skip and id(node) in skip)
+
+        def on_visit(self, node):
+            return id(node) not in quiet and super().on_visit(node)
+
+        def on_leave(self, original_node):
+            if id(original_node) not in quiet:
+                super().on_leave(original_node)
 
         def visit_FunctionDef(self, node):
             super().visit_FunctionDef(node)
@@ -241,14 +253,15 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     imap = collect_imports(module)
     aliases = [b for b in imap.all_bindings if getattr(b, "alias_assignment", False)]
     remove = set()
-    used = _used_names(module)
+    quiet = getattr(up, "quiet", None)
+    used = _used_names(module, quiet=quiet)
     if aliases:
         # an alias is unused when nothing but its own statement names it; the names its
         # value uses (`fluid`) stay used only through the aliases that are kept
-        outside = _used_names(module, skip={id(b.node) for b in aliases})
+        outside = _used_names(module, skip={id(b.node) for b in aliases}, quiet=quiet)
         dropped = {id(b.node) for b in aliases if is_legacy(b.dotted) and b.local not in outside}
         remove |= dropped
-        used = _used_names(module, skip=dropped) if dropped else used
+        used = _used_names(module, skip=dropped, quiet=quiet) if dropped else used
     for b in imap.all_bindings:
         if getattr(b, "alias_assignment", False):
             continue

@@ -70,6 +70,7 @@ def survey(up, module: cst.Module) -> None:
     from upgrader.fixers.save_load_dygraph import assignment_origins
     backward = Tracker()
     assignments: dict = {}
+    quiet = getattr(up, "quiet", None) or {}
 
     class V(BindingsCollector):
         def __init__(self):
@@ -92,6 +93,20 @@ def survey(up, module: cst.Module) -> None:
 
         def visit_Assign(self, node):
             assignment_origins(up, node, assignments)
+
+        # a statement nothing of this walk can concern (untouched.py `quiet`): only its
+        # assignments count, recorded from the ast pass
+        def on_visit(self, node):
+            q = quiet.get(id(node))
+            if q is not None:
+                for name, origin in q:
+                    assignments[name] = origin
+                return False
+            return super().on_visit(node)
+
+        def on_leave(self, original_node):
+            if id(original_node) not in quiet:
+                super().on_leave(original_node)
 
         def visit_FunctionDef(self, node):
             self.depth_fn += 1
