@@ -292,7 +292,7 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     extra = sorted(m for m in up.needed_imports if not _binds_module(module, m))
     if not remove and not needs_paddle and not extra:
         return module
-    t = _Remover(remove, needs_paddle)
+    t = _Remover(remove, needs_paddle, _holders(module.body, remove))
     module = module.visit(t)
     if needs_paddle and not _binds_paddle(module):
         module = _add_import(module, "paddle")
@@ -301,9 +301,50 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     return module
 
 
+def _holds(small, remove: Set[int]) -> bool:
+    if id(small) in remove:  # `L = fluid.layers`
+        return True
+    names = getattr(small, "names", None) if isinstance(small, (cst.Import, cst.ImportFrom)) else None
+    return isinstance(names, (list, tuple)) and any(id(a) in remove for a in names)
+
+
+def _holders(body, remove: Set[int], out: Optional[Set[int]] = None) -> Set[int]:
+    """ids of the statements that hold (or are) a statement with a node to remove: the
+    only ones the remover must rebuild. Walks statements only, never expressions."""
+    out = set() if out is None else out
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if any(_holds(s, remove) for s in stmt.body):
+                out.add(id(stmt))
+            continue
+        if not isinstance(stmt, cst.BaseCompoundStatement):
+            continue
+        inner: Set[int] = set()
+        blocks = [stmt.body, getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)]
+        blocks += [h.body for h in getattr(stmt, "handlers", ()) or ()]
+        blocks += [c.body for c in getattr(stmt, "cases", ()) or ()]
+        for b in blocks:
+            if isinstance(b, (cst.Else, cst.Finally)):
+                b = b.body
+            if isinstance(b, cst.If):  # elif
+                _holders([b], remove, inner)
+            elif isinstance(b, cst.IndentedBlock):
+                _holders(b.body, remove, inner)
+            elif isinstance(b, cst.SimpleStatementSuite) and any(_holds(s, remove) for s in b.body):
+                inner.add(id(b))
+        if inner:
+            out |= inner
+            out.add(id(stmt))
+    return out
+
+
 class _Remover(cst.CSTTransformer):
-    def __init__(self, remove: Set[int], needs_paddle: bool):
+    """Removes the import names (and module aliases) in ``remove``, dropping emptied
+    lines; only the statements in ``holders`` (:func:`_holders`) are walked."""
+
+    def __init__(self, remove: Set[int], needs_paddle: bool, holders: Optional[Set[int]] = None):
         self.remove = remove
+        self.holders = holders
         self.needs_paddle = needs_paddle
         # id -> the placeholder itself: holding it keeps its id from being reused by a node
         # built later in the walk (an emptied line is dropped, its placeholder freed, and a
@@ -323,6 +364,8 @@ class _Remover(cst.CSTTransformer):
             if self.depth == 0:
                 self.index += 1
             self.depth += 1
+            if self.holders is not None and id(node) not in self.holders:
+                return False  # nothing to remove in it
         return super().on_visit(node)
 
     def on_leave(self, original, updated):
