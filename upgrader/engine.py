@@ -295,6 +295,7 @@ class Upgrader(FastTransformer):
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
+        self.class_operands: Set[int] = set()  # ids of isinstance/issubclass class operands
         self.skip_nodes: Set[int] = set()  # Names that are not references
         self.ref_decisions: Dict[int, cst.BaseExpression] = {}
         self.todo_stack: List[List[str]] = []
@@ -650,10 +651,23 @@ class Upgrader(FastTransformer):
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
-        entry = self.entry_for(self.resolve_dotted(node.func))
+        f = node.func
+        entry = self.entry_for(self.resolve_dotted(f))
         if entry is not None:
-            self.handled_calls[id(node.func)] = entry
+            self.handled_calls[id(f)] = entry
+        elif type(f) is cst.Name and f.value in ("isinstance", "issubclass") and len(node.args) == 2 \
+                and not self.scope.shadowed(f.value) and f.value not in self.imports.bindings:
+            self._class_operand(node.args[1].value)
         return True
+
+    def _class_operand(self, node: cst.BaseExpression) -> None:
+        """Record the class operand(s) of ``isinstance``/``issubclass`` (``class_operands``:
+        reference rules may rewrite a class there differently than elsewhere)."""
+        self.class_operands.add(id(node))
+        if isinstance(node, cst.Tuple):
+            for el in node.elements:
+                if isinstance(el, cst.Element):
+                    self._class_operand(el.value)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> bool:
         self.fstring_quotes.append(node.end[0])  # ' or "
@@ -747,6 +761,12 @@ class Upgrader(FastTransformer):
         if dotted is None:
             return True
         entry = self.entry_for(dotted)
+        if entry is not None and entry.structural in fixers.REFERENCE_FIXERS:
+            new = fixers.REFERENCE_FIXERS[entry.structural](self, node, entry)
+            if new is not None:
+                if new is not node:
+                    self.ref_decisions[id(node)] = new
+                return False
         if entry is not None:
             if entry.mode == "static":
                 self.facts.static_refs += 1

@@ -5,7 +5,11 @@ A module that rewrites calls of entries marked ``structural = "<name>"`` defines
 ``STRUCTURAL = "<name>"`` and ``rewrite_call(upgrader, original, updated, entry)``; a module
 that rewrites whole simple statements (delete, replace) defines
 ``leave_statement(upgrader, original, updated)``, called for every simple and compound
-statement (return ``updated`` when not concerned; keep it cheap). Both are registered here on import,
+statement (return ``updated`` when not concerned; keep it cheap). A module whose structural
+entries are also used as values (not called: ``isinstance(v, fluid.Variable)``) may define
+``rewrite_reference(upgrader, node, entry)``: return a replacement expression (having
+reported the finding), ``node`` itself (reported, left as it is) or None (not concerned:
+the engine's plain handling of references applies). All are registered here on import,
 so there is no hand-written list to forget.
 """
 from __future__ import annotations
@@ -15,6 +19,7 @@ import pkgutil
 from typing import Callable, Dict, List
 
 CALL_FIXERS: Dict[str, Callable] = {}
+REFERENCE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []
 MODULES = {}
 
@@ -23,6 +28,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     MODULES[_info.name] = _mod
     for _name in getattr(_mod, "STRUCTURAL", ()):
         CALL_FIXERS[_name] = _mod.rewrite_call
+        if hasattr(_mod, "rewrite_reference"):
+            REFERENCE_FIXERS[_name] = _mod.rewrite_reference
     if hasattr(_mod, "leave_statement"):
         STATEMENT_FIXERS.append(_mod.leave_statement)
 
