@@ -484,6 +484,11 @@ class Upgrader(FastTransformer):
                         "`paddle-upgrade fix --unsafe-fixes`.")
         self.report(node, entry.code, msg, entry.name, entry.target, entry.safety, applied, todo)
 
+    def suppressed_node(self, node: cst.CSTNode, code: str) -> bool:
+        """``suppressed`` at ``node``'s line; its position is only looked up when the
+        module has ``noqa`` directives at all."""
+        return bool(self.noqa) and self.suppressed(self.pos(node)[0], code)
+
     def suppressed(self, line: int, code: str) -> bool:
         """A ``# noqa`` covers this line (or its statement) for ``code``."""
         return bool(self.noqa) and noqa.find_directive(line, code, self.noqa, self.noqa_spans) is not None

@@ -217,7 +217,7 @@ def plan(up) -> _Plan:
 
 
 def _enabled(up, node) -> bool:
-    return up.opts.enabled(CODE) and not up.suppressed(up.pos(node)[0], CODE)
+    return up.opts.enabled(CODE) and not up.suppressed_node(node, CODE)
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):

@@ -62,7 +62,7 @@ def rewrite(up, original: cst.With, updated: cst.With):
                   "(dynamic mode is the default, and `as` bound None)", "paddle.fluid.dygraph.guard",
                   "", "manual")
         return updated
-    if not up.opts.enabled(CODE) or up.suppressed(up.pos(original)[0], CODE):
+    if not up.opts.enabled(CODE) or up.suppressed_node(original, CODE):
         return updated
     up.report(original, CODE, "`with fluid.dygraph.guard()` → its body (dynamic mode is the "
               "default since Paddle 2.0)", "paddle.fluid.dygraph.guard", "", "safe", applied=True)

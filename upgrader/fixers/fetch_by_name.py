@@ -42,7 +42,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                 changed = True
             elements.append(el)
         args[i] = a.with_changes(value=a.value.with_changes(elements=elements))
-    if not changed or not up.opts.enabled(CODE) or up.suppressed(up.pos(original)[0], CODE):
+    if not changed or not up.opts.enabled(CODE) or up.suppressed_node(original, CODE):
         return updated
     up.report(original, CODE, "fetch_list by `.name` → the variable itself (PIR values have no name)",
               "paddle.fluid.Executor.run", "paddle.static.Executor.run", "safe", applied=True)

@@ -41,7 +41,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not isinstance(f, cst.Attribute) or not up.opts.enabled(CODE):
         return updated
-    if up.suppressed(up.pos(original)[0], CODE):
+    if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
     if name == "minimize" and any(a.keyword is not None and a.keyword.value == "parameter_list"

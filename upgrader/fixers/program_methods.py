@@ -71,7 +71,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         return updated
     if not up.opts.enabled(CODE) or not _is_program(up, f.value):
         return updated
-    if up.suppressed(up.pos(original)[0], CODE):
+    if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
     legacy = f"paddle.fluid.Program.{name}"
