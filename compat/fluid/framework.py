@@ -9,7 +9,7 @@ from compat import _lazy, device
 from compat._runtime import ensure_static, legacy, mode_state
 from compat.fluid import _pir
 
-__all__ = ["Program", "Variable", "Parameter", "program_guard", "default_main_program",
+__all__ = ["Program", "Variable", "Block", "Operator", "Parameter", "program_guard", "default_main_program",
            "default_startup_program", "name_scope", "in_dygraph_mode", "cpu_places",
            "cuda_places", "cuda_pinned_places", "device_guard", "is_compiled_with_cuda",
            "require_version", "set_flags", "get_flags", "ComplexVariable",
@@ -33,17 +33,78 @@ class Program(metaclass=_ProgramMeta):
         pass
 
 
-class _VariableMeta(type):
+class _GraphClassMeta(type):
+    """A 1.x graph class answering ``isinstance``/``issubclass`` for the old-IR class and
+    its PIR counterpart (``__compat_classes__``: names under ``paddle``), as the upgrader's
+    rewrite of its class checks does (upgrader/fixers/type_checks.py)."""
+
+    def _classes(cls):
+        out = []
+        for dotted in cls.__compat_classes__:
+            obj = paddle
+            for part in dotted.split("."):
+                obj = getattr(obj, part)
+            out.append(obj)
+        return tuple(out)
+
     def __instancecheck__(cls, obj):
-        return isinstance(obj, (paddle.pir.Value, paddle.base.framework.Variable, paddle.Tensor))
+        return isinstance(obj, cls._classes())
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls or issubclass(sub, cls._classes())
 
 
-class Variable(metaclass=_VariableMeta):
-    """``fluid.Variable`` for ``isinstance`` checks (a PIR value or a tensor)."""
+_VARIABLE_NAMES = ["paddle.fluid.framework.Variable"] + [
+    "paddle.fluid.layers.%sVariable" % m for m in (
+        "", "tensor.", "nn.", "control_flow.", "io.", "ops.", "sequence_lod.",
+        "learning_rate_scheduler.", "loss.", "detection.", "metric_op.", "math_op_patch.")]
+
+
+@legacy("paddle.fluid.Variable", *_VARIABLE_NAMES, warn=False)
+class Variable(metaclass=_GraphClassMeta):
+    """``fluid.Variable`` for ``isinstance`` checks: an old-IR variable or a PIR value, and
+    in dynamic mode a tensor (``paddle.static.Variable``'s own answer there), as 1.8's
+    ``Variable`` answered for a ``VarBase`` in dygraph mode only."""
+    __compat_classes__ = ("static.Variable", "pir.Value")
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("fluid.Variable is not created directly; use fluid.data, "
                         "fluid.layers.create_tensor or fluid.layers.create_parameter")
+
+    def __init__(self, block, type=paddle.base.core.VarDesc.VarType.LOD_TENSOR, name=None,
+                 shape=None, dtype=None, lod_level=None, capacity=None, persistable=None,
+                 error_clip=None, stop_gradient=False, is_data=False, need_check_feed=False,
+                 belong_to_optimizer=False, **kwargs):  # documents the 1.8.5 signature
+        pass
+
+
+class ComplexVariable(metaclass=_GraphClassMeta):
+    """1.8's experimental complex pair: a real (complex-dtype) tensor or value today."""
+    __compat_classes__ = Variable.__compat_classes__
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("fluid.ComplexVariable is not created directly: use a complex tensor")
+
+    def __init__(self, real, imag):  # documents the 1.8.5 signature
+        pass
+
+
+@legacy("paddle.fluid.framework.Block")
+class Block(metaclass=_GraphClassMeta):
+    """``fluid.framework.Block``: an old-IR block or a PIR block."""
+    __compat_classes__ = ("framework.Block", "pir.Block")
+
+    def __new__(cls, *args, **kwargs):
+        return paddle.framework.Block(*args, **kwargs)
+
+
+@legacy("paddle.fluid.framework.Operator")
+class Operator(metaclass=_GraphClassMeta):
+    """``fluid.framework.Operator``: an old-IR operator or a PIR operation."""
+    __compat_classes__ = ("static.Operator", "pir.Operation")
+
+    def __new__(cls, *args, **kwargs):
+        return paddle.static.Operator(*args, **kwargs)
 
 
 class _ParameterMeta(type):
@@ -62,7 +123,6 @@ class Parameter(metaclass=_ParameterMeta):
         raise TypeError("create parameters with fluid.layers.create_parameter")
 
 
-ComplexVariable = Variable  # 1.8's experimental complex pair; a real Tensor today
 
 
 @legacy("paddle.fluid.program_guard", "paddle.fluid.framework.program_guard")
