@@ -27,7 +27,8 @@ Example
     paddle.pir.Block))``.
 
 Fix safety
-    Safe: checked on Paddle 1.8.5 against 3.3.1 (the entries' examples, both modes). In
+    Safe: checked on Paddle 1.8.5 against 3.3.1 (the entries' examples: Variable and Block
+    in both modes, Operator in static mode, the only one with operators). In
     dynamic mode ``paddle.static.Variable`` answers for tensors as 1.8's ``Variable`` did
     for ``VarBase`` (True for a tensor and a parameter, instance checks only:
     ``issubclass(type(tensor), ...)`` is False in both); in static mode a static value,
