@@ -173,3 +173,50 @@ def test_local_positions_used_for_most_statements():
     finally:
         engine.positions = real
     assert r.findings and not calls
+
+
+# ---------------------------------------------------------------- quiet statements
+# The survey and the used-names walk also skip statements (untouched.py `quiet`); modern
+# code through a plain `import paddle` counts as quiet unless something rebinds the name.
+QUIET = [
+    ("import paddle\nimport paddle.fluid as fluid\n\npaddle.seed(1)\nnet = paddle.nn.Linear(2, 2)\n"
+     "opt = fluid.optimizer.Adam(0.1, parameter_list=net.parameters())\n"
+     "a, b = paddle.nn.Linear(1, 1), make()\nfluid.save_dygraph(net.state_dict(), 'm')\n"
+     "fluid.save_dygraph(opt.state_dict(), 'o')\n"),
+    ("import paddle as P\nimport paddle.fluid as fluid\n\ndef f(P=None):\n    return P.nn.Linear(2, 2)\n\n"
+     "m = P.nn.Linear(2, 2)\nfluid.save_dygraph(m.state_dict(), 'x')\n"),
+    ("import paddle\nimport paddle.fluid as fluid\n\nprint(paddle.__version__)\npaddle.enable_static()\n"
+     "y = fluid.layers.data('y', [1])\n"),
+    ("import paddle.fluid\n\nw = paddle.nn.Linear(2, 2)\nz = paddle.fluid.layers.relu(w)\n"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(QUIET)))
+def test_quiet_statements_change_nothing(i):
+    for fix in (True, False):
+        for unsafe in (False, True):
+            assert _result(QUIET[i], fix, True, unsafe_fixes=unsafe) == \
+                _result(QUIET[i], fix, False, unsafe_fixes=unsafe)
+
+
+def _quiet(code):
+    from upgrader.engine import _plain_packages
+    m = cst.parse_module(code)
+    im = collect_imports(m)
+    q = {}
+    untouched.untouched_statements(m, code, {k: b.dotted for k, b in im.bindings.items()},
+                                   _legacy_tops(load()), {}, q, _plain_packages(im))
+    return m, q
+
+
+def test_quiet_takes_modern_code_through_a_plain_import():
+    m, q = _quiet(QUIET[0])
+    assert q[id(m.body[2])] == []  # paddle.seed(1)
+    assert id(m.body[3]) not in q  # net = paddle.nn.Linear(...): net is traced (untouched.py)
+    assert q[id(m.body[5])] == [("a", "paddle.nn.Linear"), ("b", "")]
+    m, q = _quiet(QUIET[1])  # P is a parameter of f: P loads are not quiet anywhere
+    assert not any(isinstance(s, cst.SimpleStatementLine) and id(s) in q for s in m.body[3:])
+    m, q = _quiet(QUIET[2])  # the program switching itself is the survey's business
+    assert id(m.body[3]) not in q and id(m.body[2]) in q
+    m, q = _quiet(QUIET[3])  # `import paddle.fluid` binds paddle too: the cleanup may drop it
+    assert id(m.body[1]) not in q

@@ -144,6 +144,17 @@ def _marker_for(book: RuleBook):
     return m
 
 
+def _plain_packages(imports: ImportMap) -> Set[str]:
+    """Names bound only by module-level ``import paddle`` / ``import paddle as P``."""
+    ok: Set[str] = set()
+    bad: Set[str] = set()
+    for b in imports.all_bindings:
+        plain = b.dotted == "paddle" and b.module_level and isinstance(b.statement, cst.Import) \
+            and getattr(b, "imports_module", "paddle") == "paddle" and not getattr(b, "alias_assignment", False)
+        (ok if plain else bad).add(b.local)
+    return ok - bad
+
+
 def upgrade_source(code: str, *, fix: bool = True, unsafe_fixes: bool = False,
                    select: Optional[Sequence[str]] = None,
                    ignore: Optional[Sequence[str]] = None,
@@ -310,7 +321,8 @@ class Upgrader(FastTransformer):
         # `quiet` (a subset, with its assignments) for the survey and the used-names walk
         self.quiet: Dict[int, List[Tuple[str, str]]] = {}
         self.untouched = untouched_statements(module, source, {k: b.dotted for k, b in imports.bindings.items()},
-                                              _legacy_tops(rules), self.anchors, self.quiet)
+                                              _legacy_tops(rules), self.anchors, self.quiet,
+                                              _plain_packages(imports))
         self.facts = fixers.static_mode.Facts()
         fixers.static_mode.survey(self, module)
 

@@ -55,6 +55,7 @@ class Names:
         self.tops = tops
         self.skip = skip  # False: decide nothing (PADDLE_UPGRADE_NO_SKIP), only pair
         self.quiet: Dict[int, List[Tuple[str, str]]] = {}
+        self.plain: Set[str] = set()  # package names a quiet statement may load
 
 
 def _interesting(tree: ast.AST, names: "Names") -> bool:
@@ -97,9 +98,34 @@ def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
     return out
 
 
+_BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _rebound(tree: ast.Module, names: Set[str]) -> Set[str]:
+    """Those of ``names`` that something in the module binds other than an import (an
+    assignment or ``for``/``with`` target, ``del``, a parameter, a ``def``/``class``, an
+    ``except ... as``, a match capture)."""
+    out: Set[str] = set()
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name:
+            if node.id in names and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                out.add(node.id)  # type: ignore[attr-defined]
+        elif t is ast.arg:
+            if node.arg in names:  # type: ignore[attr-defined]
+                out.add(node.arg)  # type: ignore[attr-defined]
+        elif t in _BINDERS or t is ast.ExceptHandler or t.__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+            for attr in ("name", "rest"):
+                v = getattr(node, attr, None)
+                if isinstance(v, str) and v in names:
+                    out.add(v)
+    return out
+
+
 def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str],
                          tops: Set[str], anchors: Optional[Dict[int, Tuple[int, int, int]]] = None,
-                         quiet: Optional[Dict[int, List[Tuple[str, str]]]] = None) -> Set[int]:
+                         quiet: Optional[Dict[int, List[Tuple[str, str]]]] = None,
+                         plain_packages: Optional[Set[str]] = None) -> Set[int]:
     """ids of the statements of ``module`` the engine need not walk: top-level ones and,
     inside the bodies of the statements it walks (functions, classes, loops, ``if``,
     ``with``, ``try``), nested ones.
@@ -111,9 +137,11 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
 
     ``quiet`` (when given) receives the skipped statements that the other whole-module
     walks (the static-mode survey, the used-names walk of the import cleanup) may skip
-    too: no name bound to the ``paddle`` package (nor any name ``paddle``) in them. Each
-    maps to what the survey would have recorded of its assignments, in source order
-    (:func:`_origins`)."""
+    too: no name bound to the ``paddle`` package (nor any name ``paddle``) in them, except
+    the ``plain_packages`` (names that only module-level ``import paddle [as P]`` binds,
+    which the cleanup never removes) when nothing in the module rebinds them, and then not
+    as the receiver of ``enable_static``. Each maps to what the survey would have recorded
+    of its assignments, in source order (:func:`_quiet`)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -124,6 +152,9 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     names = Names(bound, packages, tops, ENABLED)
     out: Set[int] = set()
     names.quiet = {} if quiet is None else quiet
+    if plain_packages:
+        plain = set(plain_packages) & packages
+        names.plain = plain - _rebound(tree, plain) if plain else set()
     if not _block(module.body, tree.body, names, out, anchors if anchors is not None else {}):
         names.quiet.clear()
         return set()  # the two parsers disagree somewhere: walk everything
@@ -136,30 +167,50 @@ def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, st
     static-mode survey records them (``save_load_dygraph.assignment_origins``): nothing in
     a skipped statement resolves to an import, so a call of a plain name gives
     ``local:<name>`` and anything else ``""``."""
-    packages = names.packages
+    packages, plain = names.packages, names.plain
     assigns = []
     for a in group:
         for node in ast.walk(a):
             t = type(node)
             if t is ast.Name:
-                if node.id == "paddle" or node.id in packages:  # type: ignore[attr-defined]
+                n = node.id  # type: ignore[attr-defined]
+                if (n == "paddle" or n in packages) and n not in plain:
                     return None
+            elif t is ast.Attribute:
+                if node.attr == "enable_static":  # type: ignore[attr-defined]
+                    return None  # the survey notes the program switching itself
             elif t is ast.Assign:
                 assigns.append(node)
     out: List[Tuple[str, str]] = []
+
+    def resolve(f) -> Optional[str]:  # Upgrader.resolve_dotted: only plain packages resolve here
+        parts = []
+        while isinstance(f, ast.Attribute):
+            parts.append(f.attr)
+            f = f.value
+        if not isinstance(f, ast.Name) or f.id not in plain:
+            return None
+        return ".".join(["paddle"] + parts[::-1])
+
     for node in sorted(assigns, key=lambda n: (n.lineno, n.col_offset)):
         if len(node.targets) != 1:
             continue
         t, v = node.targets[0], node.value
         if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)) \
                 and len(t.elts) == len(v.elts):
-            for te in t.elts:
+            for te, ve in zip(t.elts, v.elts):
                 te = te.value if isinstance(te, ast.Starred) else te
+                ve = ve.value if isinstance(ve, ast.Starred) else ve
                 if isinstance(te, ast.Name):
-                    out.append((te.id, ""))
+                    out.append((te.id, (resolve(ve.func) if isinstance(ve, ast.Call) else None) or ""))
         elif isinstance(t, ast.Name):
-            f = v.func if isinstance(v, ast.Call) else None
-            out.append((t.id, "local:" + f.id if isinstance(f, ast.Name) else ""))
+            if isinstance(v, ast.Call):
+                d = resolve(v.func)
+                if d is None and isinstance(v.func, ast.Name):
+                    d = "local:" + v.func.id
+                out.append((t.id, d or ""))
+            else:
+                out.append((t.id, ""))
     return out
 
 
