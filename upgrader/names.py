@@ -7,6 +7,8 @@ assignment, a loop variable) hides it inside that function.
 """
 from __future__ import annotations
 
+import operator
+
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Union
@@ -77,6 +79,12 @@ class _FastDispatch:
         self._own = _own_methods(type(self))
         self._va = _attribute_hooks(self, self._own, "visit_")
         self._la = _attribute_hooks(self, self._own, "leave_")
+        # libcst calls these twice per child of every node: without hooks, a C function
+        # that takes the same two arguments and does nothing (`operator.is_`) instead
+        if not self._va:
+            self.on_visit_attribute = operator.is_  # type: ignore[assignment]
+        if not self._la:
+            self.on_leave_attribute = operator.is_  # type: ignore[assignment]
 
     def _method(self, name: str):
         return getattr(self, name) if name in self._own else None

@@ -388,12 +388,13 @@ def _keep_final_newline(old: str, new: str) -> str:
 
 def _same_syntax(old: str, new: str) -> None:
     """The interpreter must still accept the rewritten code if it accepted the original."""
+    from upgrader.untouched import parse
     try:
-        ast.parse(old)
+        parse(old)
     except (SyntaxError, ValueError):
         return
     try:
-        ast.parse(new)
+        parse(new)
     except (SyntaxError, ValueError) as exc:
         raise _Refused(f"the rewrite produced code that does not parse "
                        f"({getattr(exc, 'msg', exc)}, line {getattr(exc, 'lineno', '?')}); "

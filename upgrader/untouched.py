@@ -98,6 +98,22 @@ def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
     return out
 
 
+_PARSED: Dict[str, ast.Module] = {}
+
+
+def parse(code: str) -> ast.Module:
+    """``ast.parse(code)``, remembered for the last few sources: the runner checks the
+    syntax of a file and of its rewrite, which the engine's passes parse too. The trees
+    are shared: read them, never change them."""
+    tree = _PARSED.get(code)
+    if tree is None:
+        tree = ast.parse(code)
+        if len(_PARSED) >= 4:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[code] = tree
+    return tree
+
+
 _BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -143,7 +159,7 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     as the receiver of ``enable_static``. Each maps to what the survey would have recorded
     of its assignments, in source order (:func:`_quiet`)."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return set()
     packages = {local for local, dotted in bindings.items() if dotted == "paddle"}
