@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from upgrader.engine import RULE_NAMES  # noqa: E402
-from upgrader.explain import arg_changes, code_doc  # noqa: E402
+from upgrader.explain import arg_changes, code_doc, md_escape, modern  # noqa: E402
 from upgrader.rulebook import load  # noqa: E402
 
 OUT = ROOT / "docs" / "rules.md"
@@ -50,8 +50,10 @@ def render() -> str:
             changes = "; ".join(arg_changes(e))
             if e.structural:
                 changes = (changes + "; " if changes else "") + f"structural: {e.structural}"
-            lines.append(f"| `{e.short}` | {('`' + e.target + '`') if e.target else '—'} | {e.code} | "
-                         f"{e.safety} | {cell(changes)} | {cell(e.note)} |")
+            new = modern(e)
+            new = ('`' + new + '`') if new == e.target and new else (new or '—')
+            lines.append(f"| `{e.short}` | {new} | {e.code} | "
+                         f"{e.safety} | {cell(changes)} | {cell(md_escape(e.note))} |")
     return "\n".join(lines) + "\n"
 
 

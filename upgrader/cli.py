@@ -169,8 +169,9 @@ def rules(query, fmt):
     t = Table(show_lines=False)
     for col in ("code", "legacy", "modern", "fix"):
         t.add_column(col)
+    from upgrader.explain import modern
     for e in entries:
-        t.add_row(e.code, e.short, e.target or "—", e.safety)
+        t.add_row(e.code, e.short, modern(e) or "—", e.safety)
     console.print(t)
     console.print(f"{len(entries)} of {len(book)} rules")
 

@@ -47,12 +47,57 @@ def find_entry(book: RuleBook, query: str) -> Optional[Entry]:
     return tail[0] if len(tail) == 1 else None
 
 
-def fixer_doc(code: str) -> Optional[str]:
+CALL_REMOVED = "(call removed)"
+
+
+def removes_call(e: Entry) -> bool:
+    """The entry's rewrite deletes the call statement (its structural fixer says so in
+    ``DELETES``): there is no modern call to show, whatever ``target`` names."""
+    return bool(e.structural) and e.structural in fixers.DELETING
+
+
+def modern(e: Entry) -> str:
+    """What a legacy use becomes, for tables: the target, "(call removed)" or ""."""
+    return CALL_REMOVED if removes_call(e) else e.target
+
+
+def fixer_docs(code: str) -> List[str]:
+    """The docstrings of every structural rule module documented under ``code``."""
     from upgrader import shell
-    for mod in list(fixers.MODULES.values()) + [shell]:
-        if getattr(mod, "CODE", None) == code and mod.__doc__:
-            return mod.__doc__
-    return None
+    return [mod.__doc__ for mod in list(fixers.MODULES.values()) + [shell]
+            if getattr(mod, "CODE", None) == code and mod.__doc__]
+
+
+def fixer_doc(code: str) -> Optional[str]:
+    docs = fixer_docs(code)
+    return docs[0] if docs else None
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+# What Markdown (CommonMark/GFM, rich) would take as markup in plain text: backslashes,
+# ``<`` (tags, autolinks), ``&name;`` entities, ``~`` (strikethrough), ``*`` not between
+# spaces and ``_`` not inside a word (emphasis), ``](`` / ``]:`` (links), ``>`` and ``#``
+# opening a line (block quote, heading).
+_MARKUP = re.compile(r"[\\<~]|&(?=#?\w+;)|(?<!\s)\*|\*(?!\s)|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
+                     r"|\](?=[(:])|^[ \t]*[>#]", re.M)
+
+
+def _backslash(m) -> str:
+    t = m.group(0)
+    return t[:-1] + "\\" + t[-1]  # a line's indentation stays before the escape
+
+
+def md_escape(text: str) -> str:
+    """``text`` for Markdown, shown as written: the characters Markdown would take as
+    markup (``<tag>``, ``&entity;``, emphasis, links, ...) are backslash-escaped outside
+    code spans (inside them Markdown keeps every character)."""
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_MARKUP.sub(_backslash, text[pos:m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_MARKUP.sub(_backslash, text[pos:]))
+    return "".join(out)
 
 
 def example_before(e: Entry) -> Optional[str]:
@@ -109,14 +154,20 @@ SAFETY_TEXT = {
 
 def entry_doc(e: Entry, book: Optional[RuleBook] = None) -> Dict[str, str]:
     book = book or load()
-    what = f"`{e.short}` → `{e.target}`" if e.target else f"`{e.short}` has no automatic rewrite"
+    if removes_call(e):
+        what = (f"`{e.short}` → {CALL_REMOVED}: the `{e.structural}` rewrite deletes the call "
+                "statement (see the note)")
+    elif e.target:
+        what = f"`{e.short}` → `{e.target}`"
+    else:
+        what = f"`{e.short}` has no automatic rewrite"
     changes = arg_changes(e)
     if changes:
         what += "\n\nArguments: " + "; ".join(changes) + "."
     if e.structural:
         what += f"\n\nStructural rewrite: `{e.structural}`."
     sig = f"\n\n1.8 signature: `{e.short.rsplit('.', 1)[-1]}{e.signature}`" if e.signature else ""
-    why = (e.why or "") + ("\n\n" if e.why and e.note else "") + (e.note or "")
+    why = md_escape(e.why or "") + ("\n\n" if e.why and e.note else "") + md_escape(e.note or "")
     why = why or "Removed with `paddle.fluid` in Paddle 2.6."
     before = example_before(e)
     example = ""
@@ -133,10 +184,12 @@ def code_doc(code: str, book: Optional[RuleBook] = None) -> Optional[Dict[str, s
     if code not in RULE_NAMES:
         return None
     book = book or load()
-    doc = fixer_doc(code)
+    docs = fixer_docs(code)
     members = [e for e in book if e.code == code]
-    if doc:
-        sections = _sections(doc)
+    if len(docs) > 1:
+        sections = _shared_sections(code, docs)
+    elif docs:
+        sections = _sections(docs[0])
     else:
         sections = {"what": CODE_DOCS.get(code, ""), "why": "`paddle.fluid` was removed in Paddle 2.6.",
                     "example": "", "fix_safety": "Per entry; see `paddle-upgrade explain <api>`."}
@@ -144,6 +197,29 @@ def code_doc(code: str, book: Optional[RuleBook] = None) -> Optional[Dict[str, s
         sections["what"] += f"\n\n{len(members)} rule entries use {code}, e.g. " + ", ".join(
             f"`{e.short}`" for e in members[:8]) + ("…" if len(members) > 8 else "")
     return {"code": code, "rule": RULE_NAMES[code], **sections}
+
+
+def _paragraph(text: str) -> str:
+    return text.split("\n\n")[0].strip()
+
+
+def _shared_sections(code: str, docs: List[str]) -> Dict[str, str]:
+    """A code several structural rule modules use: the code's summary, then for each
+    module its name and the first paragraph of each section (the title under What)."""
+    parts = []
+    for d in docs:
+        p = _sections(d)
+        name, _, title = p["title"].partition(":")
+        parts.append((name[len(code):].strip() or name, title.strip(), p))
+
+    def listed(key: str) -> str:
+        return "\n".join(f"- **{name}**: {_paragraph(p[key])}" for name, _, p in parts if p[key])
+
+    what = (CODE_DOCS.get(code, "") + f"\n\n{len(parts)} structural rules use {code}:\n\n"
+            + "\n".join(f"- **{name}**: {title} {_paragraph(p['what'])}" for name, title, p in parts))
+    return {"what": what.strip(), "why": listed("why"), "example": listed("example"),
+            "fix_safety": listed("fix_safety") + "\n\nThe other entries: see `paddle-upgrade "
+            "explain <api>`.", "title": f"{code} {RULE_NAMES.get(code, '')}".strip()}
 
 
 def _sections(doc: str) -> Dict[str, str]:

@@ -83,7 +83,7 @@ class Entry:
     extra: Dict[str, str] = field(default_factory=dict)
     wrap: Optional[str] = None
     rename_only: bool = False
-    structural: Optional[str] = None
+    structural: Optional[str] = None  # a fixer's name; its module's DELETES says if the call goes
     example: Optional[Dict[str, Any]] = None
     doc_example: Optional[Dict[str, str]] = None
     numeric_tolerance: Optional[Dict[str, Any]] = None

@@ -9,18 +9,21 @@ statement (return ``updated`` when not concerned; keep it cheap). A module whose
 entries are also used as values (not called: ``isinstance(v, fluid.Variable)``) may define
 ``rewrite_reference(upgrader, node, entry)``: return a replacement expression (having
 reported the finding), ``node`` itself (reported, left as it is) or None (not concerned:
-the engine's plain handling of references applies). All are registered here on import,
-so there is no hand-written list to forget.
+the engine's plain handling of references applies). A module whose rewrite deletes the
+call statement of some of its structural entries lists those names in ``DELETES``
+(``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target).
+All are registered here on import, so there is no hand-written list to forget.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Set
 
 CALL_FIXERS: Dict[str, Callable] = {}
 REFERENCE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []
+DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -30,6 +33,7 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
         CALL_FIXERS[_name] = _mod.rewrite_call
         if hasattr(_mod, "rewrite_reference"):
             REFERENCE_FIXERS[_name] = _mod.rewrite_reference
+    DELETING.update(getattr(_mod, "DELETES", ()))
     if hasattr(_mod, "leave_statement"):
         STATEMENT_FIXERS.append(_mod.leave_statement)
 

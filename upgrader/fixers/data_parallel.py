@@ -54,6 +54,9 @@ from upgrader.args import Manual, bind, code_of
 
 CODE = "PU212"
 STRUCTURAL = ("data-parallel", "collective-noop")
+# Structural names whose rewrite deletes the call statement: ``explain`` and docs/rules.md
+# show "(call removed)" for their entries instead of the entry's ``target``.
+DELETES = ("collective-noop",)
 
 DATA_PARALLEL = ("paddle.fluid.dygraph.DataParallel", "paddle.fluid.dygraph.parallel.DataParallel")
 PREPARE = ("paddle.fluid.dygraph.prepare_context", "paddle.fluid.dygraph.parallel.prepare_context")
