@@ -8,6 +8,7 @@ assignment, a loop variable) hides it inside that function.
 from __future__ import annotations
 
 import operator
+import os
 
 import unicodedata
 from dataclasses import dataclass, field
@@ -68,6 +69,25 @@ def _attribute_hooks(obj, methods: Dict[str, object], prefix: str) -> Dict[str, 
     return out
 
 
+def _syntax_leaves() -> frozenset:
+    """Node types that hold only tokens and whitespace (and parentheses): no name, no
+    expression, nothing a rule looks at below them."""
+    ops = {c for base in (cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp,
+                          cst.BaseAugOp) for c in base.__subclasses__()}
+    names = ("SimpleWhitespace", "ParenthesizedWhitespace", "Newline", "TrailingWhitespace",
+             "EmptyLine", "Comment", "Comma", "Dot", "Colon", "Semicolon", "AssignEqual",
+             "LeftParen", "RightParen", "LeftSquareBracket", "RightSquareBracket",
+             "LeftCurlyBrace", "RightCurlyBrace", "ImportStar", "Integer", "Float", "Imaginary",
+             "SimpleString", "Ellipsis", "FormattedStringText", "Name")
+    return frozenset(ops | {getattr(cst, n) for n in names})
+
+
+#: the walks do not enter these nodes (their own visit_/leave_ hooks still run): libcst
+#: would rebuild each of their whitespace children for nothing. PADDLE_UPGRADE_NO_LEAF_SKIP=1
+#: enters them (the reference behaviour, tests/test_leaf_skip.py)
+SYNTAX_LEAVES = frozenset() if os.environ.get("PADDLE_UPGRADE_NO_LEAF_SKIP") == "1" else _syntax_leaves()
+
+
 class _FastDispatch:
     """``visit_``/``leave_`` dispatch looked up once per node type (libcst formats the
     method name and calls ``getattr`` for every node and every child attribute); the same
@@ -94,6 +114,10 @@ class _FastDispatch:
         f = self._fv.get(t, _MISSING)
         if f is _MISSING:
             f = self._fv[t] = self._method(f"visit_{t.__name__}")
+        if t in SYNTAX_LEAVES:
+            if f is not None:
+                f(node)
+            return False
         if f is None:
             return True
         return f(node) is not False
