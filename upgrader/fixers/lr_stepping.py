@@ -73,6 +73,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from upgrader.args import Manual, bind, code_of, literal, map_call
+from upgrader.names import SYNTAX_LEAVES
 
 CODE = "PU214"
 STEP_BASED = "lr-scheduler-step"
@@ -88,6 +89,12 @@ READS_LR = "current_step_lr"
 # --------------------------------------------------------------------------- survey
 class _Survey(cst.CSTVisitor):
     """Bindings, loads and method calls of plain names, per scope, on the original tree."""
+
+    def on_visit(self, node):
+        if type(node) in SYNTAX_LEAVES:  # its hook runs, its whitespace is not walked
+            super().on_visit(node)
+            return False
+        return super().on_visit(node)
 
     def __init__(self, up):
         self.up = up
