@@ -268,11 +268,7 @@ def positions(module: cst.Module) -> Dict[cst.CSTNode, "CodeRange"]:
     """``PositionProvider``'s positions of every node of ``module``, computed directly:
     one code generation pass (``MetadataWrapper`` adds an empty visit of the whole tree
     for the batchable providers it does not have)."""
-    provider = PositionProvider()
-    state = _PositionState(default_indent=module.default_indent,
-                           default_newline=module.default_newline, provider=provider)
-    module._codegen(state)
-    return provider._computed
+    return statement_positions(module, module, ())[0]
 
 
 class Upgrader(FastTransformer):
@@ -298,7 +294,7 @@ class Upgrader(FastTransformer):
         # statement-local positions (pos): the statements being visited with the indents
         # of their blocks, the ast line of each statement's first token, and per statement
         # its position table and line shift (None: it cannot be placed)
-        self.anchors: Dict[int, int] = {}
+        self.anchors: Dict[int, Tuple[int, int, int]] = {}
         self.stmt_stack: List[Tuple[cst.CSTNode, Tuple[str, ...]]] = []
         self.indents: List[str] = []
         self._local: Dict[int, Optional[Tuple[Dict[cst.CSTNode, "CodeRange"], int]]] = {}
@@ -355,36 +351,40 @@ class Upgrader(FastTransformer):
         the whole module's positions. Both give the same numbers: tests/test_untouched.py
         compares them on every reported node (``PADDLE_UPGRADE_FULL_POSITIONS=1`` makes
         every call use the whole module's)."""
-        table = self._positions
-        if table is None and not _FULL_POSITIONS:
-            stack = self.stmt_stack
-            done = self._local
-            for stmt, _ in stack:  # a table made already (an enclosing statement's)
-                for local in (done.get(id(stmt)), done.get(-id(stmt))):
-                    if local is not None:
-                        r = local[0].get(node)
-                        if r is not None:
-                            shift = local[1]
-                            return r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1
-            for whole in (False, True):  # else the innermost statement (header) that holds it
-                for stmt, indents in reversed(stack):
-                    key = -id(stmt) if whole else id(stmt)
-                    if key in done:
-                        continue
-                    local = self._local_positions(stmt, indents, whole)
-                    if local is None:
-                        continue
-                    r = local[0].get(node)
-                    if r is not None:
-                        shift = local[1]
-                        return r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1
-            table = self._positions = positions(self.module)
-        elif table is None:
-            table = self._positions = positions(self.module)
-        r = table.get(node)
+        if self._positions is None:
+            if not _FULL_POSITIONS:
+                hit = self._statement_position(node)
+                if hit is not None:
+                    return hit
+            self._positions = positions(self.module)
+        r = self._positions.get(node)
         if r is None:  # a node made by the rewrite
             return 0, 0, 0, 0
         return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
+
+    def _statement_position(self, node: cst.CSTNode) -> Optional[Tuple[int, int, int, int]]:
+        """``pos`` from the tables of the statements being visited: one made already (an
+        enclosing statement's), else the innermost statement's header table that holds
+        ``node``, else the innermost whole statement's; None when none holds it."""
+        stack, made = self.stmt_stack, self._local
+
+        def tables():
+            for stmt, _ in stack:
+                for key in (id(stmt), -id(stmt)):
+                    if made.get(key) is not None:
+                        yield made[key]
+            for whole in (False, True):
+                for stmt, indents in reversed(stack):
+                    if (-id(stmt) if whole else id(stmt)) not in made:
+                        local = self._local_positions(stmt, indents, whole)
+                        if local is not None:
+                            yield local
+
+        for table, shift in tables():
+            r = table.get(node)
+            if r is not None:
+                return r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1
+        return None
 
     def _local_positions(self, stmt: cst.CSTNode, indents: Tuple[str, ...], whole: bool):
         """(positions, line shift) of ``stmt``'s nodes, or None when it cannot be placed.

@@ -49,13 +49,17 @@ class Names:
     package itself only as ``paddle.<legacy top-level name>`` (``paddle.fluid``,
     ``paddle.dataset`` ...: modern ``paddle.nn.Linear`` is no legacy use)."""
 
-    def __init__(self, bound: Set[str], packages: Set[str], tops: Set[str], skip: bool = True):
+    def __init__(self, bound: Set[str], packages: Set[str], tops: Set[str], skip: bool = True,
+                 plain: Set[str] = frozenset(), quiet: Optional[Dict[int, List[Tuple[str, str]]]] = None,
+                 anchors: Optional[Dict[int, Tuple[int, int, int]]] = None):
         self.bound = bound
         self.packages = packages
         self.tops = tops
         self.skip = skip  # False: decide nothing (PADDLE_UPGRADE_NO_SKIP), only pair
-        self.quiet: Dict[int, List[Tuple[str, str]]] = {}
-        self.plain: Set[str] = set()  # package names a quiet statement may load
+        self.plain = plain  # package names a quiet statement may load
+        # what the pairing fills in (untouched_statements: quiet, anchors)
+        self.quiet: Dict[int, List[Tuple[str, str]]] = {} if quiet is None else quiet
+        self.anchors: Dict[int, Tuple[int, int, int]] = {} if anchors is None else anchors
 
 
 def _interesting(tree: ast.AST, names: "Names") -> bool:
@@ -165,13 +169,12 @@ def untouched_statements(module: cst.Module, code: str, bindings: Dict[str, str]
     packages = {local for local, dotted in bindings.items() if dotted == "paddle"}
     bound = {local for local in bindings if local not in packages}
     bound |= _assigned_from_calls(tree, set(bindings))
-    names = Names(bound, packages, tops, ENABLED)
+    plain = set(plain_packages or ()) & packages
+    if plain:
+        plain -= _rebound(tree, plain)
+    names = Names(bound, packages, tops, ENABLED, plain, quiet, anchors)
     out: Set[int] = set()
-    names.quiet = {} if quiet is None else quiet
-    if plain_packages:
-        plain = set(plain_packages) & packages
-        names.plain = plain - _rebound(tree, plain) if plain else set()
-    if not _block(module.body, tree.body, names, out, anchors if anchors is not None else {}):
+    if not _block(module.body, tree.body, names, out):
         names.quiet.clear()
         return set()  # the two parsers disagree somewhere: walk everything
     return out
@@ -230,8 +233,7 @@ def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, st
     return out
 
 
-def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int],
-           anchors: Dict[int, Tuple[int, int, int]]) -> bool:
+def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int]) -> bool:
     """Pair the statements of a libcst body with the ``ast`` ones (a simple statement line
     holds one ``ast`` statement per small statement) and decide each; False when the two
     do not line up."""
@@ -249,46 +251,46 @@ def _block(cst_body, ast_body: List[ast.stmt], names: Names, out: Set[int],
                 names.quiet[id(stmt)] = q
             continue
         last = group[-1]
-        anchors[id(stmt)] = (group[0].lineno, last.end_lineno or 0, last.end_col_offset or 0)
+        names.anchors[id(stmt)] = (group[0].lineno, last.end_lineno or 0, last.end_col_offset or 0)
         if n == 1 and not isinstance(stmt, cst.SimpleStatementLine):
-            if not _inner(stmt, group[0], names, out, anchors):
+            if not _inner(stmt, group[0], names, out):
                 return False
     return i == len(ast_body)
 
 
-def _suite(body, ast_body, names, out, anchors) -> bool:
+def _suite(body, ast_body, names, out) -> bool:
     if isinstance(body, cst.IndentedBlock):
-        return _block(body.body, ast_body, names, out, anchors)
+        return _block(body.body, ast_body, names, out)
     return True  # `if x: a; b` on one line: nothing to skip inside
 
 
-def _inner(stmt, a: ast.stmt, names: Names, out: Set[int], anchors: Dict[int, Tuple[int, int, int]]) -> bool:
+def _inner(stmt, a: ast.stmt, names: Names, out: Set[int]) -> bool:
     """Recurse into the bodies of a compound statement that is walked."""
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and \
             isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return _suite(stmt.body, a.body, names, out, anchors)
+        return _suite(stmt.body, a.body, names, out)
     if isinstance(stmt, (cst.For, cst.While)) and isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
-        ok = _suite(stmt.body, a.body, names, out, anchors)
+        ok = _suite(stmt.body, a.body, names, out)
         if stmt.orelse is not None:
-            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out, anchors)
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
         return ok
     if isinstance(stmt, cst.With) and isinstance(a, (ast.With, ast.AsyncWith)):
-        return _suite(stmt.body, a.body, names, out, anchors)
+        return _suite(stmt.body, a.body, names, out)
     if isinstance(stmt, cst.If) and isinstance(a, ast.If):
-        ok = _suite(stmt.body, a.body, names, out, anchors)
+        ok = _suite(stmt.body, a.body, names, out)
         orelse = stmt.orelse
         if isinstance(orelse, cst.Else):
-            ok = ok and _suite(orelse.body, a.orelse, names, out, anchors)
+            ok = ok and _suite(orelse.body, a.orelse, names, out)
         elif isinstance(orelse, cst.If):  # elif: the ast has it as the only orelse statement
-            ok = ok and len(a.orelse) == 1 and _inner(orelse, a.orelse[0], names, out, anchors)
+            ok = ok and len(a.orelse) == 1 and _inner(orelse, a.orelse[0], names, out)
         return ok
     if isinstance(stmt, cst.Try) and isinstance(a, ast.Try):
-        ok = _suite(stmt.body, a.body, names, out, anchors) and len(stmt.handlers) == len(a.handlers)
+        ok = _suite(stmt.body, a.body, names, out) and len(stmt.handlers) == len(a.handlers)
         for h, ah in zip(stmt.handlers, a.handlers):
-            ok = ok and _suite(h.body, ah.body, names, out, anchors)
+            ok = ok and _suite(h.body, ah.body, names, out)
         if stmt.orelse is not None:
-            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out, anchors)
+            ok = ok and _suite(stmt.orelse.body, a.orelse, names, out)
         if stmt.finalbody is not None:
-            ok = ok and _suite(stmt.finalbody.body, a.finalbody, names, out, anchors)
+            ok = ok and _suite(stmt.finalbody.body, a.finalbody, names, out)
         return ok
     return True  # anything else (match, try*, ...) is walked whole

@@ -20,6 +20,22 @@ import importlib
 import pkgutil
 from typing import Callable, Dict, List, Set
 
+def bound_or_report(up, original, updated, entry, applicable: bool = True):
+    """The legacy call's arguments bound by the entry's 1.8 signature, or None after
+    reporting why the call stays: the rule cannot apply here (disabled, suppressed, unsafe
+    without --unsafe-fixes, or not ``applicable``), or its arguments do not bind. The
+    common start of a structural ``rewrite_call``."""
+    from upgrader.args import Manual, bind
+    if not applicable or not up.can_apply(entry, original):
+        up.report_entry(original, entry, False)
+        return None
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        up.report_entry(original, entry, False, manual=bound.reason)
+        return None
+    return bound
+
+
 CALL_FIXERS: Dict[str, Callable] = {}
 REFERENCE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []

@@ -51,6 +51,7 @@ import libcst as cst
 
 from upgrader import removal
 from upgrader.args import Manual, bind, code_of
+from upgrader.fixers import bound_or_report
 
 CODE = "PU212"
 STRUCTURAL = ("data-parallel", "collective-noop")
@@ -258,12 +259,8 @@ def _plain(node) -> bool:
 def _noop_call(up, original, updated, entry):
     """A collective fleet no-op: the statement hook deletes it when it is a statement of its
     own; a call whose value is used stays (manual)."""
-    if not up.can_apply(entry, original) or not _enabled(up, original):
-        up.report_entry(original, entry, False)
-        return updated
-    bound = bind(entry, updated)
-    if isinstance(bound, Manual):
-        up.report_entry(original, entry, False, manual=bound.reason)
+    bound = bound_or_report(up, original, updated, entry, _enabled(up, original))
+    if bound is None:
         return updated
     if not all(_plain(a.value) for a in original.args):
         up.report_entry(original, entry, False, manual=(

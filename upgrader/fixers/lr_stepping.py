@@ -569,6 +569,17 @@ def _foreign_loads(v: _Survey, name: str, scope: int) -> List[cst.Name]:
     return out
 
 
+def _optimizer_escapes(v: _Survey, oname: str, scope: int, there: str, beyond: str) -> Optional[str]:
+    """Why optimizer ``oname`` cannot be traced (read in another scope, or used beyond
+    ``minimize()`` in its own), each reason ending with what to do; None when it can."""
+    for node in _foreign_loads(v, oname, scope):
+        return f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): {there}"
+    for sc, node in v.loads.get(oname, []):
+        if sc == scope:
+            return f"optimizer `{oname}` is used beyond minimize() (`{_show(v, node)}`): {beyond}"
+    return None
+
+
 def _plain_binding(v: _Survey, name: str, scope: int) -> bool:
     return v.bindings.get((name, scope), 0) == 1 and name not in v.declared
 
@@ -629,13 +640,9 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
             return d.fail(f"its optimizer (`{code_of(ocall.func)}(...)`) is not a plain name "
                           f"assigned once: {advance}")
         d.optimizers.append(oname)
-        for node in _foreign_loads(v, oname, scope):
-            return d.fail(f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): "
-                          f"{advance} there")
-        for sc, node in v.loads.get(oname, []):
-            if sc == scope:
-                return d.fail(f"optimizer `{oname}` is used beyond minimize() "
-                              f"(`{_show(v, node)}`): {advance} wherever it steps")
+        why = _optimizer_escapes(v, oname, scope, f"{advance} there", f"{advance} wherever it steps")
+        if why is not None:
+            return d.fail(why)
         for method, mcall in v.methods.get((oname, scope), []):
             at = f"`{_show(v, mcall)}`"
             if method in HARMLESS:
@@ -868,13 +875,9 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         if not _plain_binding(v, oname, scope):
             return d.fail(f"its optimizer `{oname}` is not a plain name assigned once: {advance}")
         d.optimizers.append(oname)
-        for node in _foreign_loads(v, oname, scope):
-            return d.fail(f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): "
-                          f"{advance}")
-        for sc, node in v.loads.get(oname, []):
-            if sc == scope:
-                return d.fail(f"optimizer `{oname}` is used beyond minimize() "
-                              f"(`{_show(v, node)}`): {advance}")
+        why = _optimizer_escapes(v, oname, scope, advance, advance)
+        if why is not None:
+            return d.fail(why)
         for method, mcall in v.methods.get((oname, scope), []):
             if method == "minimize":
                 minimizes.append(mcall)

@@ -31,7 +31,8 @@ from typing import Dict, Optional
 
 import libcst as cst
 
-from upgrader.args import Manual, bind, code_of, fill, literal
+from upgrader.args import code_of, fill, literal
+from upgrader.fixers import bound_or_report
 
 CODE = "PU204"
 STRUCTURAL = ("save-load-dygraph",)
@@ -138,12 +139,8 @@ def _path_expr(path: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.can_apply(entry, original):
-        up.report_entry(original, entry, False)
-        return updated
-    bound = bind(entry, updated)
-    if isinstance(bound, Manual):
-        up.report_entry(original, entry, False, manual=bound.reason)
+    bound = bound_or_report(up, original, updated, entry)
+    if bound is None:
         return updated
     if entry.name.endswith("save_dygraph"):
         state = bound.values["state_dict"].value

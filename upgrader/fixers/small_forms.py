@@ -28,19 +28,16 @@ import libcst as cst
 
 from upgrader.fixers import static_mode
 
-from upgrader.args import Manual, bind, code_of, literal
+from upgrader.args import code_of, literal
+from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
 STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.can_apply(entry, original):
-        up.report_entry(original, entry, False)
-        return updated
-    bound = bind(entry, updated)
-    if isinstance(bound, Manual):
-        up.report_entry(original, entry, False, manual=bound.reason)
+    bound = bound_or_report(up, original, updated, entry)
+    if bound is None:
         return updated
     if entry.structural == "no-grad-decorator":
         new = cst.parse_expression("paddle.no_grad()")
