@@ -346,6 +346,11 @@ def _check(code: str, settings: cfg.Settings, path: str, fix: bool):
 
 def upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
     """One ``.py`` file's text through the engine (``_Parse`` if it does not parse)."""
+    with _engine().collector_paused():
+        return _upgrade_python(text, settings, path, fix)
+
+
+def _upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> Outcome:
     res, findings = _check(text, settings, path, fix)
     if not (fix and res.changed):
         return Outcome(findings, findings, text, False)
@@ -369,8 +374,7 @@ def upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> O
 def _parses(code: str) -> bool:
     """libcst parses the code (the engine would, on a second pass)."""
     try:
-        import libcst
-        libcst.parse_module(code)
+        _engine().parse_module(code)
         return True
     except Exception:
         return False
