@@ -1,6 +1,7 @@
 """Fixture pairs: fixtures/<CODE>/<case>.in.py → <case>.out.py (no .out.py: must not change).
 
-Run with the shipped rule database. Every output parses, `fix` is a fixpoint, and when a
+Run with the shipped rule database; a case named ``*_unsafe`` runs with ``--unsafe-fixes``
+(the rewrites of unsafe rules). Every output parses, `fix` is a fixpoint, and when a
 `<case>.report.txt` exists, the findings (code + line + fix) must match it.
 """
 from pathlib import Path
@@ -19,13 +20,14 @@ def test_fixture_pair(case: Path):
     src = case.read_text(encoding="utf-8")
     out_path = case.with_name(case.name[:-6] + ".out.py")
     expected = out_path.read_text(encoding="utf-8") if out_path.exists() else src
-    got = upgrade_source(src).code
+    unsafe = case.name[:-6].endswith("_unsafe")
+    got = upgrade_source(src, unsafe_fixes=unsafe).code
     assert got == expected
     cst.parse_module(got)
-    assert upgrade_source(got).code == got, "fix is not idempotent"
+    assert upgrade_source(got, unsafe_fixes=unsafe).code == got, "fix is not idempotent"
     report = case.with_name(case.name[:-6] + ".report.txt")
     if report.exists():
-        findings = upgrade_source(src, fix=False).findings
+        findings = upgrade_source(src, fix=False, unsafe_fixes=unsafe).findings
         lines = [f"{f.line}:{f.column} {f.code} {f.fix}" for f in findings]
         assert lines == [l for l in report.read_text().splitlines() if l.strip()]
 

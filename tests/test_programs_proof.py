@@ -48,6 +48,13 @@ def test_upgraded_program_matches_1_8_5(name, tmp_path):
     res = upgrade_source(src)
     left = _leftovers(res.findings)
     expected = EXPECT.get(name, {})
+    if expected.get("unsafe_followups"):
+        # a plain fix leaves exactly these unsafe rewrites; --unsafe-fixes must finish it
+        assert left == sorted(expected["unsafe_followups"]), (
+            "unsafe follow-ups changed; update fixtures/programs/expectations.toml")
+        assert all(f.fix == "unsafe" for f in res.findings if f"{f.code} {f.legacy}" in left)
+        res = upgrade_source(src, unsafe_fixes=True)
+        left = _leftovers(res.findings)
     if expected.get("followups"):
         assert left == sorted(expected["followups"]), (
             "manual follow-ups changed; update fixtures/programs/expectations.toml")

@@ -56,6 +56,7 @@ RULE_NAMES = {
     "PU214": "lr-scheduler-step",
     "PU215": "backward-accumulation",
     "PU216": "program-methods",
+    "PU217": "static-amp-decorate",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
