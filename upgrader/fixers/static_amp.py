@@ -44,8 +44,11 @@ Fix safety
     fixtures/programs/amp_static_loss_scaling.py): the loss-scaling schedule, the unscaled
     gradients and the skipped overflowing steps. Not provable here: which ops compute in
     float16 on a GPU. 1.8's white list (conv2d, matmul, mul) matches today's for those
-    layers, but today's black and gray lists are longer and float16 kernels differ, so a
-    GPU run is close to, not identical with, 1.8's. Manual (the call stays, with a TODO)
+    layers, but today's black and gray lists are longer, and a layer whose bias follows
+    the dtype of its op's output (``static.nn.fc``) creates that bias in float16 under
+    ``auto_cast`` when the op is white-listed, where 1.8 kept every parameter float32
+    (observed with bfloat16, the CPU's autocast dtype: tests/test_static_amp.py). A GPU
+    run is close to, not identical with, 1.8's. Manual (the call stays, with a TODO)
     when the pattern is not this one: the decoration inside an ``if``, ``minimize`` in
     another block or with more than the loss, lists that are not literal, or
     ``custom_black_varnames`` (``auto_cast`` has no per-variable list).
