@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
 import os
 import re
 import unicodedata
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import tokenize
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -358,10 +360,10 @@ def _upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> 
     if new_code == text:
         return Outcome(findings, findings, text, False)
     _same_syntax(text, new_code)
-    if not is_candidate(new_code, legacy_markers(), noqa=settings.report_unused_noqa) \
-            and _parses(new_code):
-        # nothing legacy is left: what `check` of the written file reports (its text
-        # prefilter skips it), without running the engine on it again
+    if not _left_to_check(new_code, settings.report_unused_noqa) and _parses(new_code):
+        # nothing legacy is left (the legacy names that stay are in comments and
+        # docstrings only): what a check of the written file reports, without running the
+        # engine on it again
         return Outcome(findings, [], new_code, True)
     try:
         _, remaining = _check(new_code, settings, path, False)
@@ -369,6 +371,53 @@ def _upgrade_python(text: str, settings: cfg.Settings, path: str, fix: bool) -> 
         raise _Refused(f"the rewrite produced code that does not parse ({exc.message}, "
                        f"line {exc.line}); file left unchanged") from None
     return Outcome(findings, remaining, new_code, True)
+
+
+_TODO = "TODO(paddle-upgrade)"
+_NOQA_PU = re.compile(r"noqa\s*:[^\n]*PU", re.IGNORECASE)
+_DOC_LINE = {tokenize.STRING}
+_NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT}
+
+
+def _code_text(code: str) -> Optional[str]:
+    """The tokens of ``code`` without its comments and its string-only statements
+    (docstrings), one logical line per line, tokens joined by a space; None when it does
+    not tokenize."""
+    lines: List[str] = []
+    toks: List[str] = []
+    only_strings = True
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            t = tok.type
+            if t in _NOT_CODE:
+                continue
+            if t == tokenize.NEWLINE or t == tokenize.ENDMARKER:
+                if toks and not only_strings:
+                    lines.append(" ".join(toks))
+                toks, only_strings = [], True
+                continue
+            toks.append(tok.string)
+            if t not in _DOC_LINE:
+                only_strings = False
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    if toks and not only_strings:
+        lines.append(" ".join(toks))
+    return "\n".join(lines)
+
+
+def _left_to_check(code: str, noqa: bool) -> bool:
+    """Whether a check of rewritten ``code`` can report anything: the text prefilter
+    keeps it, and it does so for the code itself, not only for the words of comments and
+    docstrings (the engine reads neither; a ``noqa`` directive or a TODO the rewrite left
+    keeps the file: the structural rules that wrote it see modern code too)."""
+    markers = legacy_markers()
+    if not is_candidate(code, markers, noqa=noqa):
+        return False
+    if _TODO in code or (noqa and _NOQA_PU.search(code)):
+        return True
+    stripped = _code_text(code)
+    return stripped is None or is_candidate(stripped, markers)
 
 
 def _parses(code: str) -> bool:
