@@ -99,6 +99,8 @@ class _FastDispatch:
         self._own = _own_methods(type(self))
         self._va = _attribute_hooks(self, self._own, "visit_")
         self._la = _attribute_hooks(self, self._own, "leave_")
+        self._vat: Dict[type, object] = {}
+        self._lat: Dict[type, object] = {}
         # libcst calls these twice per child of every node: without hooks, a C function
         # that takes the same two arguments and does nothing (`operator.is_`) instead
         if not self._va:
@@ -122,15 +124,25 @@ class _FastDispatch:
             return True
         return f(node) is not False
 
+    # with hooks: the hooks of a node type looked up by the type itself (these run twice
+    # per child of every node)
     def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        if self._va:
-            f = self._va.get(type(node).__name__, {}).get(attribute)
+        t = type(node)
+        hooks = self._vat.get(t, _MISSING)
+        if hooks is _MISSING:
+            hooks = self._vat[t] = self._va.get(t.__name__)
+        if hooks is not None:
+            f = hooks.get(attribute)
             if f is not None:
                 f(node)
 
     def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        if self._la:
-            f = self._la.get(type(original_node).__name__, {}).get(attribute)
+        t = type(original_node)
+        hooks = self._lat.get(t, _MISSING)
+        if hooks is _MISSING:
+            hooks = self._lat[t] = self._la.get(t.__name__)
+        if hooks is not None:
+            f = hooks.get(attribute)
             if f is not None:
                 f(original_node)
 
@@ -284,7 +296,7 @@ def _module_binding_counts(module: cst.Module) -> Dict[str, int]:
         elif isinstance(t, cst.StarredElement):
             bind(t.value)
 
-    class V(cst.CSTVisitor):
+    class V(FastVisitor):
         def __init__(self) -> None:
             super().__init__()
             self.depth = 0

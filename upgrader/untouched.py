@@ -62,9 +62,29 @@ class Names:
         self.anchors: Dict[int, Tuple[int, int, int]] = {} if anchors is None else anchors
 
 
+_AST = ast.AST
+
+
+def walk(node: ast.AST):
+    """Every node under ``node`` (itself included), as ``ast.walk`` gives them but depth
+    first and without its per-field generators: for the walks here, whose answers do not
+    depend on the order (a flag, a set, assignments sorted by position)."""
+    todo = [node]
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    while todo:
+        n = pop()
+        yield n
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if type(v) is list:
+                extend([x for x in v if isinstance(x, _AST)])
+            elif isinstance(v, _AST):
+                push(v)
+
+
 def _interesting(tree: ast.AST, names: "Names") -> bool:
     bound, packages, tops = names.bound, names.packages, names.tops
-    for node in ast.walk(tree):
+    for node in walk(tree):
         t = type(node)
         if t is ast.Name:
             if node.id in bound:  # type: ignore[attr-defined]
@@ -89,14 +109,14 @@ def _interesting(tree: ast.AST, names: "Names") -> bool:
 def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
     """Names assigned (anywhere) from a call through one of ``names``."""
     out: Set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             f = node.value.func
             while isinstance(f, ast.Attribute):
                 f = f.value
             if isinstance(f, ast.Name) and f.id in names:
                 for t in node.targets:
-                    for n in ast.walk(t):
+                    for n in walk(t):
                         if isinstance(n, ast.Name):
                             out.add(n.id)
     return out
@@ -126,7 +146,7 @@ def _rebound(tree: ast.Module, names: Set[str]) -> Set[str]:
     assignment or ``for``/``with`` target, ``del``, a parameter, a ``def``/``class``, an
     ``except ... as``, a match capture)."""
     out: Set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         t = type(node)
         if t is ast.Name:
             if node.id in names and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
@@ -189,7 +209,7 @@ def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, st
     packages, plain = names.packages, names.plain
     assigns = []
     for a in group:
-        for node in ast.walk(a):
+        for node in walk(a):
             t = type(node)
             if t is ast.Name:
                 n = node.id  # type: ignore[attr-defined]

@@ -52,6 +52,7 @@ import libcst as cst
 from upgrader import removal
 from upgrader.args import Manual, bind, code_of
 from upgrader.fixers import bound_or_report
+from upgrader.names import FastVisitor
 
 CODE = "PU212"
 STRUCTURAL = ("data-parallel", "collective-noop")
@@ -98,10 +99,11 @@ def _method_call(node, method):
     return None
 
 
-class _Survey(cst.CSTVisitor):
+class _Survey(FastVisitor):
     """Simple statements and the Name nodes read as values, each with its function scope."""
 
     def __init__(self, up):
+        super().__init__()
         self.up = up
         self.scopes: List[int] = [0]
         self.statements: List[Tuple[cst.SimpleStatementLine, int]] = []

@@ -73,7 +73,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from upgrader.args import Manual, bind, code_of, literal, map_call
-from upgrader.names import SYNTAX_LEAVES
+from upgrader.names import FastVisitor
 
 CODE = "PU214"
 STEP_BASED = "lr-scheduler-step"
@@ -87,16 +87,12 @@ READS_LR = "current_step_lr"
 
 
 # --------------------------------------------------------------------------- survey
-class _Survey(cst.CSTVisitor):
-    """Bindings, loads and method calls of plain names, per scope, on the original tree."""
-
-    def on_visit(self, node):
-        if type(node) in SYNTAX_LEAVES:  # its hook runs, its whitespace is not walked
-            super().on_visit(node)
-            return False
-        return super().on_visit(node)
+class _Survey(FastVisitor):
+    """Bindings, loads and method calls of plain names, per scope, on the original tree
+    (token/whitespace-only nodes: their hook runs, their children are not walked)."""
 
     def __init__(self, up):
+        super().__init__()
         self.up = up
         self.scopes: List[int] = [0]
         self.parent: Dict[int, int] = {}
