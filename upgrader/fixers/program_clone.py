@@ -6,8 +6,11 @@ What it does
     fetch list of variables bound before the clone (``a.name`` counts as ``a``), it
     rewrites the clone to ``paddle.static.normalize_program(<program>, [], [a, b])`` and
     drops ``fetch_list`` from those runs: the evaluation program returns ``a`` and ``b``
-    in that order. Any other clone with ``for_test`` is reported for a manual rewrite and
-    left as it is.
+    in that order. A run may also sit in a function defined in the same scope that gets
+    the clone as a parameter (1.x's ``train_test(train_test_program=test_program, ...)``)
+    when every call of that function passes the clone for that parameter and the fetched
+    names are the enclosing scope's. Any other clone with ``for_test`` is reported for a
+    manual rewrite and left as it is.
 
 Why is this bad?
     Since Paddle 3.0 static graphs use the new IR (PIR) by default. A PIR ``Program`` has
@@ -46,8 +49,10 @@ Fix safety
     (``layers.Print``, ``py_func``) differ. Manual when the clone is used otherwise (passed
     to ``CompiledProgram``, saved, inspected), when the runs fetch different lists or
     values bound after the clone, when a run passes its fetch list positionally or has
-    none, when the clone is inside a loop, or when ``test_program`` is also used in
-    another function.
+    none, when the clone is inside a loop, or when ``test_program`` is read in another
+    function other than such a helper. The decision is made for the whole module before
+    the rewrite (an ``ast`` pass): the runs of a clone lose ``fetch_list`` only when its
+    clone is rewritten (``# noqa: PU208`` on the clone keeps both).
 """
 from __future__ import annotations
 
@@ -77,7 +82,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if not any(a.keyword is not None and a.keyword.value == "for_test" for a in original.args):
         return updated
     fetches = _plan(up).clones.get(_line(up, original))
-    if fetches is None or not up.opts.enabled(CODE) or up.suppressed_node(original, CODE):
+    if fetches is None:
         up.report(original, CODE, f"{MANUAL}; see `paddle-upgrade explain PU208`",
                   "paddle.fluid.Program.clone", "paddle.static.Program", "manual")
         return updated
@@ -103,7 +108,7 @@ def _without_fetch_list(args):
 class _Plan:
     def __init__(self):
         self.clones: Dict[int, List[str]] = {}  # line of the clone call -> fetch names
-        self.runs: Set[int] = set()              # lines of the runs to lose their fetch_list
+        self.runs: Dict[int, int] = {}           # line of a run to lose its fetch_list -> its clone
 
 
 def _plan(up) -> _Plan:
@@ -116,11 +121,19 @@ def _plan(up) -> _Plan:
             except SyntaxError:
                 return plan
             _survey(tree, plan)
+            # a clone the rule may not rewrite keeps its runs as they are
+            for line in list(plan.clones):
+                if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
+                    del plan.clones[line]
+            plan.runs = {r: c for r, c in plan.runs.items() if c in plan.clones}
     return plan
 
 
 class _Scope:
-    def __init__(self):
+    def __init__(self, node=None, parent=None):
+        self.node = node
+        self.parent = parent
+        self.defs: Dict[str, "_Scope"] = {}               # nested functions by name
         self.stores: Dict[str, List[int]] = {}
         self.loads: Dict[str, List[ast.Name]] = {}
         self.clones: List[Tuple[ast.Assign, bool]] = []   # (statement, inside a loop)
@@ -141,7 +154,9 @@ def _survey(tree: ast.Module, plan: _Plan) -> None:
                     walk_expr(d, scope, loop)
                 if not isinstance(child, ast.Lambda):
                     scope.stores.setdefault(child.name, []).append(child.lineno)
-                inner = _Scope()
+                inner = _Scope(child, scope)
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    scope.defs[child.name] = inner
                 scopes.append(inner)
                 walk(child, inner, False) if not isinstance(child, ast.Lambda) else walk_expr(child.body, inner, False)
                 continue
@@ -194,30 +209,19 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan) 
     if in_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
         return
     name, line = stmt.targets[0].id, stmt.lineno
-    if scope.stores.get(name) != [line] or name in scope.declared or calls_per_line.get((line, "clone")) != 1:
+    if scope.stores.get(name) != [line] or name in scope.declared or calls_per_line.get((stmt.value.lineno, "clone")) != 1:
         return
-    if any(name in s.loads or name in s.declared for s in scopes if s is not scope):
+    if any(_sees(s, scope, name) for s in scopes if s is not scope):
         return
     fetch_lists, runs = set(), []
     for load in scope.loads.get(name, []):
-        call = parents.get(id(load))
-        keyword = None
-        if isinstance(call, ast.keyword):
-            keyword, call = call, parents.get(id(call))
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run"
-                and calls_per_line.get((call.lineno, "run")) == 1):
+        found = _run_of(load, parents, calls_per_line)
+        if found is None:
+            found = _passed_to_helper(load, scope, scopes, parents, calls_per_line)
+        if found is None:
             return
-        if keyword is not None:
-            if keyword.arg != "program" or call.args:
-                return
-        elif not (len(call.args) == 1 and call.args[0] is load):
-            return
-        fetch = [k.value for k in call.keywords if k.arg == "fetch_list"]
-        names = _fetch_names(fetch[0]) if fetch else None
-        if names is None or any(k.arg is None for k in call.keywords):
-            return
-        fetch_lists.add(tuple(names))
-        runs.append(call.lineno)
+        fetch_lists.update(found[0])
+        runs.extend(found[1])
     if len(fetch_lists) != 1:
         return
     names = list(next(iter(fetch_lists)))
@@ -225,8 +229,103 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan) 
         stores = scope.stores.get(n)
         if not stores or max(stores) >= line or n in scope.declared:
             return
-    plan.clones[line] = names
-    plan.runs.update(runs)
+    plan.clones[stmt.value.lineno] = names
+    plan.runs.update((r, stmt.value.lineno) for r in runs)
+
+
+def _locals(s: "_Scope") -> Set[str]:
+    args = getattr(s.node, "args", None)
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | \
+        {a.arg for a in (args.vararg, args.kwarg) if a is not None} if args is not None else set()
+    return set(s.stores) | params
+
+
+def _sees(s: "_Scope", owner: "_Scope", name: str) -> bool:
+    """Scope ``s`` may read or rebind ``owner``'s ``name`` (it is nested in ``owner``, or
+    ``owner`` is the module, and does not bind the name itself)."""
+    if name not in s.loads and name not in s.declared:
+        return False
+    if name in _locals(s) and name not in s.declared:
+        return False
+    if owner.parent is None:
+        return True
+    p = s.parent
+    while p is not None and p is not owner:
+        p = p.parent
+    return p is owner
+
+
+def _run_of(load, parents, calls_per_line):
+    """({fetch names}, [line]) when ``load`` is the program of ``<executor>.run(load, ...,
+    fetch_list=[...])`` (or ``run(program=load, ...)``), else None."""
+    call = parents.get(id(load))
+    keyword = None
+    if isinstance(call, ast.keyword):
+        keyword, call = call, parents.get(id(call))
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run"
+            and calls_per_line.get((call.lineno, "run")) == 1):
+        return None
+    if keyword is not None:
+        if keyword.arg != "program" or call.args:
+            return None
+    elif not (len(call.args) == 1 and call.args[0] is load):
+        return None
+    fetch = [k.value for k in call.keywords if k.arg == "fetch_list"]
+    names = _fetch_names(fetch[0]) if fetch else None
+    if names is None or any(k.arg is None for k in call.keywords):
+        return None
+    return {tuple(names)}, [call.lineno]
+
+
+def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
+    """The evaluation program handed to a function defined in the same scope (1.x's
+    ``train_test(program=test_program, ...)``): every call of that function passes it
+    for the same parameter, whose only uses are runs fetching names of this scope."""
+    call = parents.get(id(load))
+    keyword = call if isinstance(call, ast.keyword) else None
+    if keyword is not None:
+        call = parents.get(id(call))
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return None
+    helper = scope.defs.get(call.func.id)
+    if helper is None or scope.stores.get(call.func.id) != [helper.node.lineno] or \
+            helper.node.args.vararg or helper.node.args.kwarg or helper.node.decorator_list:
+        return None
+    params = [a.arg for a in helper.node.args.posonlyargs + helper.node.args.args]
+    if keyword is not None:
+        param = keyword.arg
+    elif load in call.args:
+        index = call.args.index(load)
+        param = params[index] if index < len(params) else None
+    else:
+        return None
+    if param not in params or param in helper.stores or param in helper.declared:
+        return None
+    index = params.index(param)
+    if any(_sees(s, scope, call.func.id) for s in scopes if s is not scope and s is not helper):
+        return None
+    for use in scope.loads.get(call.func.id, []):  # every call passes this very name there
+        c = parents.get(id(use))
+        if not (isinstance(c, ast.Call) and c.func is use) or any(isinstance(a, ast.Starred) for a in c.args) \
+                or any(k.arg is None for k in c.keywords):
+            return None
+        given = [k.value for k in c.keywords if k.arg == param] or \
+            ([c.args[index]] if index < len(c.args) else [])
+        if len(given) != 1 or not (isinstance(given[0], ast.Name) and given[0].id == load.id):
+            return None
+    if any(s.parent is helper for s in scopes if param in s.loads):
+        return None
+    fetch_lists, runs = set(), []
+    for use in helper.loads.get(param, []):
+        found = _run_of(use, parents, calls_per_line)
+        if found is None:
+            return None
+        for names in found[0]:
+            if any(n in helper.stores or n in params for n in names):
+                return None   # fetches must be values of the scope the clone is in
+        fetch_lists.update(found[0])
+        runs.extend(found[1])
+    return (fetch_lists, runs) if runs else None
 
 
 def _fetch_names(node) -> Optional[List[str]]:
