@@ -6,7 +6,10 @@ What it does
     fetch list of variables bound before the clone (``a.name`` counts as ``a``), it
     rewrites the clone to ``paddle.static.normalize_program(<program>, [], [a, b])`` and
     drops ``fetch_list`` from those runs: the evaluation program returns ``a`` and ``b``
-    in that order. A run may also sit in a function defined in the same scope that gets
+    in that order. Runs with other fetch lists get one more evaluation program each,
+    made right after the first (``test_program_2 = paddle.static.normalize_program(...)``)
+    when the cloned program's expression can be written twice (a name, an attribute or
+    ``default_main_program()``). A run may also sit in a function defined in the same scope that gets
     the clone as a parameter (1.x's ``train_test(train_test_program=test_program, ...)``)
     when every call of that function passes the clone for that parameter and the fetched
     names are the enclosing scope's. Any other clone with ``for_test`` is reported for a
@@ -31,8 +34,8 @@ Example
     ``loss_v, acc_v = exe.run(test_program, feed=feed)``.
 
     By hand, where the rewrite does not apply (checked on 3.3.1 against the 1.8.5 goldens
-    of four bundled programs, fixtures/recipes/): with several fetch lists, one
-    ``normalize_program`` per list; otherwise move the layers built before the clone into a
+    of four bundled programs, fixtures/recipes/): one ``normalize_program`` per fetch list
+    when the fetched values are known where the clone was; otherwise move the layers built before the clone into a
     function and call it a second time, before ``minimize``, under
     ``paddle.static.program_guard(test_program, paddle.static.Program())`` with its own
     ``paddle.static.data`` of the same names, in inference mode, every parameter and
@@ -42,13 +45,13 @@ Example
     compat runtime runs the original unchanged.
 
 Fix safety
-    Safe when it applies (tests/test_programs_proof.py: fit_a_line_static and
-    static_eval_clone, with dropout and batch norm, upgraded and run against their 1.8.5
-    goldens). The evaluation program runs only the operators its fetches need, where 1.8's
+    Safe when it applies (tests/test_programs_proof.py: fit_a_line_static,
+    mnist_static_classifier (two fetch lists) and static_eval_clone (dropout, batch norm,
+    a helper function) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
     clone ran every forward operator: only side effects of unused operators
     (``layers.Print``, ``py_func``) differ. Manual when the clone is used otherwise (passed
-    to ``CompiledProgram``, saved, inspected), when the runs fetch different lists or
-    values bound after the clone, when a run passes its fetch list positionally or has
+    to ``CompiledProgram``, saved, inspected), when the runs fetch values bound after the
+    clone, when a helper's runs fetch more than one list, when a run passes its fetch list positionally or has
     none, when the clone is inside a loop, or when ``test_program`` is read in another
     function other than such a helper. The decision is made for the whole module before
     the rewrite (an ``ast`` pass): the runs of a clone lose ``fetch_list`` only when its
@@ -76,22 +79,56 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if not isinstance(f, cst.Attribute) or f.attr.value not in ("clone", "run"):
         return updated
     if f.attr.value == "run":
-        if _plan(up).runs and _line(up, original) in _plan(up).runs:
-            return updated.with_changes(args=_without_fetch_list(updated.args))
-        return updated
+        run = _plan(up).runs.get(_line(up, original)) if _plan(up).runs else None
+        if run is None:
+            return updated
+        args = _without_fetch_list(updated.args)
+        if run[1] is not None:  # another fetch list: the evaluation program made for it
+            args = [a.with_changes(value=cst.Name(run[1])) if i == 0 and a.keyword is None or
+                    a.keyword is not None and a.keyword.value == "program" else a
+                    for i, a in enumerate(args)]
+        return updated.with_changes(args=args)
     if not any(a.keyword is not None and a.keyword.value == "for_test" for a in original.args):
         return updated
-    fetches = _plan(up).clones.get(_line(up, original))
-    if fetches is None:
+    programs = _plan(up).clones.get(_line(up, original))
+    if programs is None:
         up.report(original, CODE, f"{MANUAL}; see `paddle-upgrade explain PU208`",
                   "paddle.fluid.Program.clone", "paddle.static.Program", "manual")
         return updated
+    more = f" (and {', '.join(n for n, _ in programs[1:])} for the other fetch lists)" if len(programs) > 1 else ""
     up.report(original, CODE, "`clone(for_test=True)` → `paddle.static.normalize_program(program, [], "
-              f"[{', '.join(fetches)}])` (the runs of the evaluation program return those values)",
+              f"[{', '.join(programs[0][1])}])`{more}: the runs of an evaluation program return its fetches",
               "paddle.fluid.Program.clone", "paddle.static.normalize_program", "safe", applied=True)
     program = updated.func.value if isinstance(updated.func, cst.Attribute) else f.value
-    return cst.parse_expression(
-        f"paddle.static.normalize_program({code_of(program)}, [], [{', '.join(fetches)}])")
+    return _normalize(code_of(program), programs[0][1])
+
+
+def _normalize(program: str, fetches: List[str]) -> cst.BaseExpression:
+    return cst.parse_expression(f"paddle.static.normalize_program({program}, [], [{', '.join(fetches)}])")
+
+
+def leave_statement(up, original, updated):
+    """After a rewritten clone, one more evaluation program per other fetch list."""
+    plan = getattr(up, "_clone_plan", None)
+    if plan is None or not plan.more or not isinstance(original, cst.SimpleStatementLine) or \
+            not isinstance(updated, cst.SimpleStatementLine):
+        return updated
+    small = original.body[0]
+    value = getattr(small, "value", None)
+    if not (isinstance(small, cst.Assign) and isinstance(value, cst.Call) and
+            isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone"):
+        return updated
+    programs = plan.clones.get(_line(up, value))
+    if programs is None or len(programs) < 2:
+        return updated
+    made = getattr(updated.body[0], "value", None)
+    if not (isinstance(made, cst.Call) and made.args):
+        return updated
+    source = code_of(made.args[0].value)
+    extra = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(n))],
+                                                      value=_normalize(source, names))])
+             for n, names in programs[1:]]
+    return cst.FlattenSentinel([updated] + extra)
 
 
 def _line(up, node) -> int:
@@ -107,8 +144,12 @@ def _without_fetch_list(args):
 
 class _Plan:
     def __init__(self):
-        self.clones: Dict[int, List[str]] = {}  # line of the clone call -> fetch names
-        self.runs: Dict[int, int] = {}           # line of a run to lose its fetch_list -> its clone
+        # line of the clone call -> [(program name, fetch names)]: the clone's own name
+        # first, then one more program per other fetch list of its direct runs
+        self.clones: Dict[int, List[Tuple[str, List[str]]]] = {}
+        # line of a run to lose its fetch_list -> (its clone, the program it runs now or None)
+        self.runs: Dict[int, Tuple[int, Optional[str]]] = {}
+        self.more = False   # some clone needs more than one evaluation program
 
 
 def _plan(up) -> _Plan:
@@ -125,7 +166,7 @@ def _plan(up) -> _Plan:
             for line in list(plan.clones):
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
                     del plan.clones[line]
-            plan.runs = {r: c for r, c in plan.runs.items() if c in plan.clones}
+            plan.runs = {r: c for r, c in plan.runs.items() if c[0] in plan.clones}
     return plan
 
 
@@ -186,9 +227,10 @@ def _survey(tree: ast.Module, plan: _Plan) -> None:
     module = _Scope()
     scopes.append(module)
     walk(tree, module, False)
+    all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
     for scope in scopes:
         for stmt, in_loop in scope.clones:
-            _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan)
+            _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
 
 
 def _defaults(fn) -> list:
@@ -205,7 +247,7 @@ def _is_clone(value) -> bool:
             and value.keywords[0].value.value is True)
 
 
-def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan) -> None:
+def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, all_names=frozenset()) -> None:
     if in_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
         return
     name, line = stmt.targets[0].id, stmt.lineno
@@ -213,24 +255,55 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan) 
         return
     if any(_sees(s, scope, name) for s in scopes if s is not scope):
         return
-    fetch_lists, runs = set(), []
-    for load in scope.loads.get(name, []):
+    lists: List[Tuple[str, ...]] = []          # distinct fetch lists, first seen first
+    runs: List[Tuple[int, Tuple[str, ...], bool]] = []   # (line, fetches, direct run)
+    for load in sorted(scope.loads.get(name, []), key=lambda n: (n.lineno, n.col_offset)):
         found = _run_of(load, parents, calls_per_line)
+        direct = found is not None
         if found is None:
             found = _passed_to_helper(load, scope, scopes, parents, calls_per_line)
         if found is None:
             return
-        fetch_lists.update(found[0])
-        runs.extend(found[1])
-    if len(fetch_lists) != 1:
+        for names in sorted(found[0]):
+            if names not in lists:
+                lists.append(names)
+        runs.extend((r, f, direct) for r, f in found[1])
+    if not lists:
         return
-    names = list(next(iter(fetch_lists)))
-    for n in names:
-        stores = scope.stores.get(n)
-        if not stores or max(stores) >= line or n in scope.declared:
+    through_helpers = {f for _, f, direct in runs if not direct}
+    if len(through_helpers) > 1:
+        return   # a helper's runs all run the clone itself: one fetch list there
+    if through_helpers:
+        lists.remove(next(iter(through_helpers)))
+        lists.insert(0, next(iter(through_helpers)))
+    if len(lists) > 1 and not _repeatable(stmt.value.func.value):
+        return
+    for names in lists:
+        for n in names:
+            stores = scope.stores.get(n)
+            if not stores or max(stores) >= line or n in scope.declared:
+                return
+    programs = [(name, list(lists[0]))]
+    for i, names in enumerate(lists[1:], 2):
+        extra = "%s_%d" % (name, i)
+        if extra in all_names:
             return
-    plan.clones[stmt.value.lineno] = names
-    plan.runs.update((r, stmt.value.lineno) for r in runs)
+        programs.append((extra, list(names)))
+    plan.clones[stmt.value.lineno] = programs
+    plan.more = plan.more or len(programs) > 1
+    by_list = {tuple(names): (None if i == 0 else n) for i, (n, names) in enumerate(programs)}
+    plan.runs.update((r, (stmt.value.lineno, by_list[f])) for r, f, _ in runs)
+
+
+def _repeatable(program) -> bool:
+    """The cloned program's expression can be written twice: a name, an attribute chain,
+    or ``default_main_program()``."""
+    if isinstance(program, ast.Name):
+        return True
+    if isinstance(program, ast.Attribute):
+        return _repeatable(program.value)
+    return isinstance(program, ast.Call) and not program.args and not program.keywords and \
+        getattr(program.func, "attr", getattr(program.func, "id", None)) == "default_main_program"
 
 
 def _locals(s: "_Scope") -> Set[str]:
@@ -274,7 +347,7 @@ def _run_of(load, parents, calls_per_line):
     names = _fetch_names(fetch[0]) if fetch else None
     if names is None or any(k.arg is None for k in call.keywords):
         return None
-    return {tuple(names)}, [call.lineno]
+    return {tuple(names)}, [(call.lineno, tuple(names))]
 
 
 def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
