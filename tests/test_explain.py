@@ -79,6 +79,17 @@ def test_docs_and_rules_table_say_the_call_is_removed():
     assert explain.CALL_REMOVED in out
 
 
+def test_rules_json_says_the_call_is_removed():
+    import json
+    got = {d["legacy"]: d for d in json.loads(cli("rules", "--format", "json", DELETED[0].short))}
+    d = got[DELETED[0].name]
+    assert d["removes_call"] is True and d["modern"] == explain.CALL_REMOVED
+    assert d["target"] == DELETED[0].target   # the validated modern namespace stays
+    kept = next(e for e in BOOK if e.target and not e.structural)
+    d = {x["legacy"]: x for x in json.loads(cli("rules", "--format", "json", kept.short))}[kept.name]
+    assert d["removes_call"] is False and d["modern"] == kept.target
+
+
 def test_other_entries_keep_their_target():
     kept = [e for e in BOOK if e.target and not e.structural][:20]
     for e in kept:

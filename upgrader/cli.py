@@ -159,7 +159,11 @@ def rules(query, fmt):
     book = load()
     entries = book.search(query) if query else list(book)
     if fmt == "json":
-        click.echo(json.dumps([{"legacy": e.name, "target": e.target, "code": e.code,
+        from upgrader.explain import modern, removes_call
+        # "target" is the entry's modern namespace; "modern" is what a use becomes
+        # ("(call removed)" for rules whose rewrite deletes the call statement)
+        click.echo(json.dumps([{"legacy": e.name, "target": e.target, "modern": modern(e),
+                                "removes_call": removes_call(e), "code": e.code,
                                 "safety": e.safety, "aliases": e.aliases, "note": e.note,
                                 "file": e.file} for e in entries], indent=2))
         return
