@@ -27,6 +27,7 @@ from typing import Dict
 import libcst as cst
 
 from upgrader.args import Manual, act_wrapper, bind, code_of, fill, map_call
+from upgrader.names import FastVisitor
 from upgrader.rulebook import ArgSpec
 
 CODE = "PU203"
@@ -45,7 +46,7 @@ def survey_class(up, cls: cst.ClassDef) -> Dict[str, str]:
     """``self.<attr> = LegacyLayer(..., act='relu')`` in any method → {attr: template}."""
     acts: Dict[str, str] = {}
 
-    class V(cst.CSTVisitor):
+    class V(FastVisitor):
         def visit_ClassDef(self, node):
             return node is cls
 

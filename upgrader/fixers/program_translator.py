@@ -33,6 +33,7 @@ import libcst as cst
 
 from upgrader import removal
 from upgrader.args import code_of
+from upgrader.names import FastVisitor
 
 CODE = "PU213"
 STRUCTURAL = ("program-translator",)
@@ -94,7 +95,7 @@ def plan(up, first_call: cst.CSTNode) -> _Plan:
     uses: Dict[str, list] = {}       # variable -> [(statement, receiver Name)]
     stack: List[cst.CSTNode] = []
 
-    class Survey(cst.CSTVisitor):
+    class Survey(FastVisitor):
         def visit_SimpleStatementLine(self, node):
             stack.append(node)
             if len(node.body) == 1 and isinstance(node.body[0], cst.Assign):

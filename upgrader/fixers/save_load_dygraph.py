@@ -33,6 +33,7 @@ import libcst as cst
 
 from upgrader.args import code_of, fill, literal
 from upgrader.fixers import bound_or_report
+from upgrader.names import FastVisitor
 
 CODE = "PU204"
 STRUCTURAL = ("save-load-dygraph",)
@@ -77,7 +78,7 @@ def _layer_classes(up) -> set:
         return cached
     bases: Dict[str, list] = {}
 
-    class V(cst.CSTVisitor):
+    class V(FastVisitor):
         def visit_ClassDef(self, node: cst.ClassDef):
             bases[node.name.value] = [a.value for a in node.bases]
 

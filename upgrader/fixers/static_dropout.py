@@ -41,7 +41,7 @@ import copy
 
 import libcst as cst
 
-from upgrader.names import dotted_of
+from upgrader.names import FastVisitor, dotted_of
 
 CODE = "PU103"
 STRUCTURAL = ("static-dropout",)
@@ -123,7 +123,7 @@ def _survey(up):
                 dotted.startswith("paddle.static.") and dotted != "paddle.static.InputSpec"):
             found["static"] = True
 
-    class V(cst.CSTVisitor):
+    class V(FastVisitor):
         def visit_Import(self, node):
             return False
 
