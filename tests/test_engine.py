@@ -432,3 +432,12 @@ def test_guard_as_a_name_imported_at_module_level_is_a_local_in_a_function():
     out = upgrade_source(code, rules=_full()).code
     assert "\n    g = None\n" in out and "guard()" not in out and "@paddle.no_grad()" in out
     assert upgrade_source(out, rules=_full()).code == out
+
+
+def test_parse_error_names_the_statement_line_and_cpythons_reason():
+    from upgrader.engine import ParseError
+    src = "import paddle.fluid as fluid\n\n\ndef f(event):\n    print \"Pass %d\" % (\n        event.pass_id)\n"
+    with pytest.raises(ParseError) as info:
+        upgrade_source(src)
+    assert info.value.line == 5                       # libcst alone pointed at line 6
+    assert "print" in str(info.value) and "parentheses" in str(info.value)

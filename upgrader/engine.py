@@ -7,6 +7,7 @@ static-mode insertion → imports scheduled and cleaned once at the end.
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import os
@@ -223,7 +224,19 @@ def _upgrade_parsed(code: str, book: RuleBook, fix: bool, unsafe_fixes: bool,
         msg = exc.message
         if "expected one of" in msg or msg.startswith("parser error"):
             msg = "invalid syntax"
-        raise ParseError(msg, exc.raw_line, exc.raw_column) from None
+        line, column = exc.raw_line, exc.raw_column
+        # CPython names the statement's first line and says why (a Python 2 `print`
+        # spanning two lines: libcst points at the second); libcst's place is kept when
+        # CPython parses the code
+        try:
+            compile(code, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as py_exc:
+            if py_exc.lineno:
+                line, column = py_exc.lineno, max((py_exc.offset or 1) - 1, 0)
+                msg = py_exc.msg or msg
+        except (ValueError, OverflowError, RecursionError, MemoryError):
+            pass
+        raise ParseError(msg, line, column) from None
     except Exception as exc:  # libcst raises a few other errors on odd input
         raise ParseError(str(exc)) from None
     opts = Options(fix, unsafe_fixes, select, ignore)
