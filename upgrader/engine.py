@@ -879,6 +879,14 @@ class Upgrader(FastTransformer):
                 else:
                     self.report_entry(node.value, parent, False)
                 return False
+        owner = self._manual_owner(node) if isinstance(node, cst.Attribute) else None
+        if owner is not None:
+            # a member of a legacy object whose own entry is manual: that entry's note is
+            # the migration (`pslib.fleet.save_one_table` under the manual `pslib.fleet`)
+            member = dotted[len(owner.name) + 1:] if dotted.startswith(owner.name + ".") else dotted
+            self.report(node, owner.code, f"`{owner.short}.{member}`: `{owner.short}` has no automatic "
+                        f"rewrite: {owner.note}", owner.name, owner.target, "manual")
+            return False
         if is_legacy(dotted) and dotted not in self.rules.modules and dotted not in LEGACY_ROOTS:
             self.report(node, "PU001", f"`{dotted}` is legacy API with no rule; migrate it "
                         "by hand (see the Paddle 1.8 → 2.0 API mapping)", dotted, "", "manual")
@@ -893,6 +901,19 @@ class Upgrader(FastTransformer):
             # `L = fluid.layers` at the top level binds L like an import (names.py)
             return False
         return True
+
+    def _manual_owner(self, node: cst.Attribute) -> Optional[Entry]:
+        """The nearest enclosing name of ``node`` with an entry, when that entry is a manual
+        object (``constant``/``class``/``module``) whose members have no entries of their own."""
+        base = node.value
+        while isinstance(base, (cst.Attribute, cst.Name)):
+            entry = self.entry_for(self.resolve_dotted(base))
+            if entry is not None:
+                return entry if entry.safety == "manual" and entry.kind in ("constant", "class", "module") else None
+            if isinstance(base, cst.Name):
+                return None
+            base = base.value
+        return None
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.skip_nodes.add(id(node.attr))
