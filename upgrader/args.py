@@ -280,6 +280,11 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
         if spec.wrap:
             if spec.unless is not None and same_value(src, spec.unless):
                 return None
+            if spec.unless in ("True", "False") and literal(src)[0] != "ok":
+                # a flag that changes what the call returns (a tuple or not) must be known
+                # when rewriting
+                return Manual(f"{pname}={src} is not a literal: whether the result is wrapped "
+                              "depends on its value")
             wraps.append((spec.wrap, {**(named or {}), "": _paren(value)}))
             return None
         if spec.values is not None:
