@@ -16,6 +16,8 @@ from typing import Dict, List, Optional, Set, Union
 
 import libcst as cst
 
+from upgrader import cstfast  # noqa: F401  (libcst's code generation, without generators)
+
 # namespaces that no longer exist: every name below them is legacy (a name with no rule is PU001)
 LEGACY_ROOTS = ("paddle.fluid", "paddle.incubate.hapi")
 
