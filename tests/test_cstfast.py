@@ -88,3 +88,46 @@ def test_an_error_inside_is_not_swallowed():
         assert run() == fast and ")" not in fast
     finally:
         cstfast.install()
+
+
+def test_the_walk_raises_and_removes_as_libcst_does():
+    class Bad(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return 3
+
+    class Remove(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return cst.RemoveFromParent()
+
+    class Flatten(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return cst.FlattenSentinel([updated, updated])
+
+    class Statements(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original, updated):
+            if "x" in cst.Module(body=[]).code_for_node(original):
+                return cst.RemoveFromParent()
+            return cst.FlattenSentinel([updated, updated])
+
+    class Args(cst.CSTTransformer):
+        def leave_Arg(self, original, updated):
+            return cst.RemoveFromParent() if original.keyword else cst.FlattenSentinel([updated, updated])
+
+    def run():
+        out = []
+        for v in (Bad(), Remove(), Flatten()):
+            try:
+                out.append(cst.parse_module("a.b\n").visit(v).code)
+            except Exception as exc:
+                out.append((type(exc).__name__, str(exc)))
+        out.append(cst.parse_module("x = 1\ny = 2\n").visit(Statements()).code)
+        out.append(cst.parse_module("f(a, k=b)\n").visit(Args()).code)
+        return out
+
+    fast = run()
+    cstfast.uninstall()
+    try:
+        assert run() == fast
+    finally:
+        cstfast.install()
+    assert fast[0][0] == "CSTValidationError" and fast[1][0] == fast[2][0] == "TypeError"
