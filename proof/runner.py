@@ -256,6 +256,14 @@ def _text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _forks(text: str) -> bool:
+    """The program starts worker processes (``multiprocess_reader``): it runs in an
+    interpreter that has run nothing else, since forking one whose earlier programs started
+    the executor's threads can leave the child waiting on a lock forever (the reader then
+    times out with ``queue.Empty``, as seen on a loaded 2-core machine)."""
+    return "multiprocess" in text
+
+
 def run_programs(engine: Engine, items: Sequence[Tuple[str, str, str]],
                  cache: bool = True) -> Tuple[dict, Dict[str, dict]]:
     """Run ``(id, mode, text)`` items, one interpreter per mode, through the cache."""
@@ -265,19 +273,19 @@ def run_programs(engine: Engine, items: Sequence[Tuple[str, str, str]],
         known = cache.read()
         env_info: dict = {}
         records: Dict[str, dict] = {}
-        todo: Dict[str, List[Tuple[str, str]]] = {}
+        todo: Dict[Tuple[str, bool], List[Tuple[str, str]]] = {}
         for item_id, mode, text in items:
             row = known.get(_text_key(text))
             if row is not None:
                 records[item_id] = dict(row["rec"], id=item_id, cached=True)
                 env_info = env_info or row.get("env", {})
             else:
-                todo.setdefault(mode, []).append((item_id, text))
+                todo.setdefault((mode, _forks(text)), []).append((item_id, text))
         texts = {item_id: text for item_id, _, text in items}
         if todo:
             with ThreadPoolExecutor(max_workers=min(JOBS, len(todo))) as pool:
                 futures = [pool.submit(run_batch, engine, batch, mode)
-                           for mode, batch in todo.items()]
+                           for (mode, _), batch in todo.items()]
                 for fut in futures:
                     env, recs = fut.result()
                     env_info = env or env_info
