@@ -131,3 +131,26 @@ def test_the_walk_raises_and_removes_as_libcst_does():
     finally:
         cstfast.install()
     assert fast[0][0] == "CSTValidationError" and fast[1][0] == fast[2][0] == "TypeError"
+
+
+def test_visitor_classes_made_per_call_stay_collectable():
+    import gc
+    import weakref
+
+    def walk():
+        class V(cst.CSTVisitor):
+            def visit_Name(self, node):
+                pass
+
+        class T(cst.CSTTransformer):
+            def leave_Name(self, original, updated):
+                return updated
+
+        m = cst.parse_module("a = b\n")
+        m.visit(V())
+        m.visit(T())
+        return weakref.ref(V), weakref.ref(T)
+
+    refs = walk()
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
