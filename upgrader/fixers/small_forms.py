@@ -6,18 +6,26 @@ What it does
     ``@paddle.no_grad()`` (bare decorators of any entry follow the entry's ``decorator``
     key). ``PRelu(mode, channel)`` → ``paddle.nn.PReLU(num_parameters=1 | channel)``.
     ``CompiledProgram(prog[, build_strategy])[.with_data_parallel(...)]`` → ``prog``.
+    ``fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx,
+    output_dim_idx)`` with a literal shape list → ``paddle.full(shape=[...], fill_value=value,
+    dtype=dtype)`` whose ``shape[output_dim_idx]`` is ``paddle.shape(input)[input_dim_idx]``.
 
 Why is this bad?
     ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
     ``PReLU`` counts parameters instead of naming a mode. ``CompiledProgram`` rejects the
     PIR programs Paddle 3 builds by default and has no ``with_data_parallel``.
+    ``fill_constant_batch_size_like`` is gone; ``paddle.full`` takes a shape list holding a
+    tensor, so the batch size is read from the input when the program runs, as 1.8 did.
 
 Example
     ``exe.run(fluid.CompiledProgram(main).with_data_parallel(loss_name=loss.name), ...)``
     → ``exe.run(main, ...)``.
 
 Fix safety
-    Safe. ``PRelu(mode='element')`` and non-literal modes are manual. Dropping
+    Safe (each entry's example, proven on 1.8.5 in both modes). ``PRelu(mode='element')``
+    and non-literal modes are manual; so is ``fill_constant_batch_size_like`` with a shape
+    that is not a literal list, non-literal indices, ``force_cpu=True``, or a non-literal
+    element at ``output_dim_idx`` (1.8 evaluated and ignored it). Dropping
     ``CompiledProgram`` runs the plain program on one device: build-strategy fusions do not
     change results; data parallelism over several devices is launched with
     ``python -m paddle.distributed.launch`` instead (reported in the message).
@@ -32,7 +40,7 @@ from upgrader.args import code_of, literal
 from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
-STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program")
+STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -49,7 +57,40 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return new
     if entry.structural == "prelu-mode":
         return _prelu(up, original, updated, entry, bound)
+    if entry.structural == "fill-batch-size-like":
+        return _fill_batch_like(up, original, updated, entry, bound)
     return _compiled(up, original, updated, entry, bound)
+
+
+def _fill_batch_like(up, original, updated, entry, bound):
+    def index(name):
+        arg = bound.values.get(name)
+        kind, value = literal(code_of(arg.value)) if arg is not None else ("ok", 0)
+        return value if kind == "ok" and isinstance(value, int) and not isinstance(value, bool) else None
+    shape = bound.values["shape"].value
+    inp, out = index("input_dim_idx"), index("output_dim_idx")
+    force = bound.values.get("force_cpu")
+    why = None
+    if force is not None and literal(code_of(force.value)) != ("ok", False):
+        why = "force_cpu: place the result on the CPU by hand (paddle.full under paddle.static.device_guard('cpu'))"
+    elif inp is None or out is None:
+        why = "input_dim_idx / output_dim_idx are not literal integers"
+    elif not isinstance(shape, (cst.List, cst.Tuple)) or \
+            not all(isinstance(e, cst.Element) for e in shape.elements):
+        why = "the shape is not a literal list: set shape[output_dim_idx] = paddle.shape(input)[input_dim_idx] by hand"
+    elif not -len(shape.elements) <= out < len(shape.elements) or \
+            literal(code_of(shape.elements[out].value))[0] != "ok":
+        why = "shape[output_dim_idx] is missing or not a literal (1.8 evaluated and ignored it)"
+    if why is not None:
+        up.report_entry(original, entry, False, manual=why)
+        return updated
+    elements = list(shape.elements)
+    batch = cst.parse_expression(f"paddle.shape({code_of(bound.values['input'].value)})[{inp}]")
+    elements[out] = elements[out].with_changes(value=batch)
+    args = [_kw("shape", cst.List(elements=elements)), _kw("fill_value", bound.values["value"].value),
+            _kw("dtype", bound.values["dtype"].value)]
+    up.report_entry(original, entry, True)
+    return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
 
 
 def _kw(name, value):
