@@ -9,6 +9,9 @@ What it does
     ``fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx,
     output_dim_idx)`` with a literal shape list → ``paddle.full(shape=[...], fill_value=value,
     dtype=dtype)`` whose ``shape[output_dim_idx]`` is ``paddle.shape(input)[input_dim_idx]``.
+    ``cumsum(x, axis, exclusive=True)`` / ``reverse=True`` with literal flags and axis →
+    ``paddle.cumsum`` shifted by one along the axis with zeros first (exclusive) and/or on
+    ``paddle.flip``-ped input (reverse).
 
 Why is this bad?
     ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
@@ -16,6 +19,9 @@ Why is this bad?
     PIR programs Paddle 3 builds by default and has no ``with_data_parallel``.
     ``fill_constant_batch_size_like`` is gone; ``paddle.full`` takes a shape list holding a
     tensor, so the batch size is read from the input when the program runs, as 1.8 did.
+    ``paddle.cumsum`` has no ``exclusive`` / ``reverse``; ``cumsum(x) - x`` is not the
+    exclusive sum in floating point (it loses small leading terms), the shifted inclusive
+    sum adds in 1.8's order.
 
 Example
     ``exe.run(fluid.CompiledProgram(main).with_data_parallel(loss_name=loss.name), ...)``
@@ -25,7 +31,9 @@ Fix safety
     Safe (each entry's example, proven on 1.8.5 in both modes). ``PRelu(mode='element')``
     and non-literal modes are manual; so is ``fill_constant_batch_size_like`` with a shape
     that is not a literal list, non-literal indices, ``force_cpu=True``, or a non-literal
-    element at ``output_dim_idx`` (1.8 evaluated and ignored it). Dropping
+    element at ``output_dim_idx`` (1.8 evaluated and ignored it); and ``cumsum`` with
+    non-literal flags or axis, or an exclusive sum of an expression that is not a name or
+    attribute (it is read twice). Dropping
     ``CompiledProgram`` runs the plain program on one device: build-strategy fusions do not
     change results; data parallelism over several devices is launched with
     ``python -m paddle.distributed.launch`` instead (reported in the message).
@@ -40,10 +48,13 @@ from upgrader.args import code_of, literal
 from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
-STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like")
+STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
+              "cumsum-flags")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if entry.structural == "cumsum-flags":
+        return _cumsum(up, original, updated, entry)
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -60,6 +71,59 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if entry.structural == "fill-batch-size-like":
         return _fill_batch_like(up, original, updated, entry, bound)
     return _compiled(up, original, updated, entry, bound)
+
+
+def _cumsum(up, original, updated, entry):
+    """``exclusive`` / ``reverse``: the inclusive ``paddle.cumsum`` shifted by one along the
+    axis (zeros first) and/or computed on the flipped input, which sums in the order 1.8's
+    kernel did; without them the entry's plain mapping applies."""
+    from upgrader.args import Manual, _simple, bind
+    bound = bind(entry, updated)
+    flags = {}
+    for name in ("exclusive", "reverse"):
+        arg = bound.values.get(name) if not isinstance(bound, Manual) else None
+        kind, value = literal(code_of(arg.value)) if arg is not None else ("ok", None)
+        flags[name] = value if kind == "ok" else "?"
+    if isinstance(bound, Manual) or not (flags["exclusive"] or flags["reverse"]):
+        plain = bound if isinstance(bound, Manual) else None
+        if plain is None:  # neither flag set: drop them and map the call as the entry says
+            keep = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in flags)]
+            if len(keep) < len(updated.args) or len(updated.args) > 2:
+                keep = _keywords(bound, ("x", "axis"))
+            updated = updated.with_changes(args=keep)
+        return up.apply_entry(original, updated, entry)
+    if not up.can_apply(entry, original):
+        up.report_entry(original, entry, False)
+        return updated
+    axis_arg = bound.values.get("axis")
+    kind, axis = literal(code_of(axis_arg.value)) if axis_arg is not None else ("ok", None)
+    axis = -1 if axis is None else axis
+    x = bound.values["x"].value
+    why = None
+    if "?" in flags.values():
+        why = "exclusive / reverse are not literals"
+    elif kind != "ok" or not isinstance(axis, int) or isinstance(axis, bool):
+        why = "the axis is not a literal integer"
+    elif flags["exclusive"] and not _simple(x):
+        why = f"`{code_of(x)}` would be evaluated twice; assign it to a variable first"
+    if why is not None:
+        up.report_entry(original, entry, False, manual=why)
+        return updated
+    src = code_of(x)
+    if flags["reverse"]:
+        src = f"paddle.flip({src}, axis=[{axis}])"
+    out = f"paddle.cumsum({src}, axis={axis})"
+    if flags["exclusive"]:
+        out = (f"paddle.concat([paddle.zeros_like(paddle.slice({src}, axes=[{axis}], starts=[0], ends=[1])), "
+               f"paddle.slice({out}, axes=[{axis}], starts=[0], ends=[-1])], axis={axis})")
+    if flags["reverse"]:
+        out = f"paddle.flip({out}, axis=[{axis}])"
+    up.report_entry(original, entry, True)
+    return cst.parse_expression(out)
+
+
+def _keywords(bound, names):
+    return [_kw(n, bound.values[n].value) for n in names if n in bound.values]
 
 
 def _fill_batch_like(up, original, updated, entry, bound):
