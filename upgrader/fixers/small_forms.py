@@ -11,7 +11,9 @@ What it does
     dtype=dtype)`` whose ``shape[output_dim_idx]`` is ``paddle.shape(input)[input_dim_idx]``.
     ``cumsum(x, axis, exclusive=True)`` / ``reverse=True`` with literal flags and axis →
     ``paddle.cumsum`` shifted by one along the axis with zeros first (exclusive) and/or on
-    ``paddle.flip``-ped input (reverse).
+    ``paddle.flip``-ped input (reverse). ``flatten(x, axis)`` with a literal axis other
+    than 1 → the same 2-D matrix from ``paddle.flatten`` (``paddle.reshape(x, [1, -1])``
+    for axis 0).
 
 Why is this bad?
     ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
@@ -49,12 +51,14 @@ from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
 STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
-              "cumsum-flags")
+              "cumsum-flags", "flatten-axis")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if entry.structural == "cumsum-flags":
         return _cumsum(up, original, updated, entry)
+    if entry.structural == "flatten-axis":
+        return _flatten(up, original, updated, entry)
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -118,6 +122,33 @@ def _cumsum(up, original, updated, entry):
                f"paddle.slice({out}, axes=[{axis}], starts=[0], ends=[-1])], axis={axis})")
     if flags["reverse"]:
         out = f"paddle.flip({out}, axis=[{axis}])"
+    up.report_entry(original, entry, True)
+    return cst.parse_expression(out)
+
+
+def _flatten(up, original, updated, entry):
+    """1.8's flatten always gave a matrix [prod(shape[:axis]), prod(shape[axis:])]. axis=1
+    is the entry's plain mapping; another literal axis gets its exact form: a trailing 1 is
+    appended so that axis == rank works too (1.8: [N, 1]), axes axis.. are merged, then
+    axes ..axis-1; axis=0 is a reshape to [1, -1]."""
+    from upgrader.args import Manual, bind
+    bound = bind(entry, updated)
+    arg = bound.values.get("axis") if not isinstance(bound, Manual) else None
+    kind, axis = literal(code_of(arg.value)) if arg is not None else ("ok", 1)
+    if isinstance(bound, Manual) or (kind == "ok" and axis == 1):
+        return up.apply_entry(original, updated, entry)
+    if not up.can_apply(entry, original):
+        up.report_entry(original, entry, False)
+        return updated
+    if kind != "ok" or not isinstance(axis, int) or isinstance(axis, bool) or axis < 0:
+        up.report_entry(original, entry, False, manual="the axis is not a literal non-negative integer")
+        return updated
+    x = code_of(bound.values["x"].value)
+    if axis == 0:
+        out = f"paddle.reshape({x}, [1, -1])"
+    else:
+        out = (f"paddle.flatten(paddle.flatten(paddle.unsqueeze({x}, -1), start_axis={axis}), "
+               f"stop_axis={axis - 1})")
     up.report_entry(original, entry, True)
     return cst.parse_expression(out)
 
