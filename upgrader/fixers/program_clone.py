@@ -149,7 +149,11 @@ class _Plan:
         self.clones: Dict[int, List[Tuple[str, List[str]]]] = {}
         # line of a run to lose its fetch_list -> (its clone, the program it runs now or None)
         self.runs: Dict[int, Tuple[int, Optional[str]]] = {}
-        self.more = False   # some clone needs more than one evaluation program
+
+    @property
+    def more(self) -> bool:
+        """Some clone needs more than one evaluation program."""
+        return any(len(p) > 1 for p in self.clones.values())
 
 
 def _plan(up) -> _Plan:
@@ -290,7 +294,6 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
             return
         programs.append((extra, list(names)))
     plan.clones[stmt.value.lineno] = programs
-    plan.more = plan.more or len(programs) > 1
     by_list = {tuple(names): (None if i == 0 else n) for i, (n, names) in enumerate(programs)}
     plan.runs.update((r, (stmt.value.lineno, by_list[f])) for r, f, _ in runs)
 
