@@ -308,7 +308,10 @@ def test_elementwise_axis_keeps_1x_broadcasting():
     assert "a = paddle.nn.functional.relu(paddle.multiply(img, paddle.unsqueeze(s, list(range(s.ndim, img.ndim - 1)))))" in out
     assert "b = paddle.multiply(img, s)" in out
     r = up("import paddle.fluid as fluid\nc = fluid.layers.elementwise_mul(f(img), s, axis=1)\n")
-    assert r.findings[0].fix == "manual"
+    assert r.findings[0].fix == "safe"  # f(img) is assigned to a name first
+    assert "elementwise_x = f(img)\nc = paddle.multiply(elementwise_x, " in r.code
+    r = up("import paddle.fluid as fluid\nc = g(s) + fluid.layers.elementwise_mul(f(img), s, axis=1)\n")
+    assert r.findings[0].fix == "manual"  # g(s) runs first: f(img) cannot move before it
 
 
 def test_module_alias_resolves_like_an_import():
