@@ -460,6 +460,36 @@ with fluid.scope_guard(scope):
     out = [train_out, ln_out, test_out, np.array(scope.find_var('m').get_tensor()),
            np.array(scope.find_var('v').get_tensor())]
 '''),
+    ("cos_sim_flatten_dygraph", '''
+A = rng.uniform(-1, 1, size=(4, 1, 3)).astype('float32')
+B = rng.uniform(-1, 1, size=(4, 1, 3)).astype('float32')
+C = rng.uniform(-1, 1, size=(2, 2, 3)).astype('float32')
+D = rng.uniform(-1, 1, size=(1, 2, 3)).astype('float32')
+E = rng.uniform(-1, 1, size=(3, 4)).astype('float32')
+F = rng.uniform(-1, 1, size=(1, 4)).astype('float32')
+def f():
+    t = fluid.dygraph.to_variable
+    e, g = t(E), t(F)
+    e.stop_gradient = False
+    g.stop_gradient = False
+    s = fluid.layers.cos_sim(e, g)
+    fluid.layers.reduce_sum(s).backward()
+    zero = fluid.layers.cos_sim(t(np.zeros((2, 3), 'float32')), t(E[:2, :3].copy()))
+    return [fluid.layers.cos_sim(t(A), t(B)), fluid.layers.cos_sim(t(C), t(D)), s,
+            e.gradient(), g.gradient(), zero]
+out = dy(f)
+A2, B2 = A.reshape(4, -1), B.reshape(4, -1)
+model = {0: (A2 * B2).sum(1, keepdims=True) / np.sqrt((A2 * A2).sum(1, keepdims=True) * (B2 * B2).sum(1, keepdims=True))}
+'''),
+    ("cos_sim_flatten_static", '''
+A = rng.uniform(-1, 1, size=(3, 2, 2)).astype('float32')
+B = rng.uniform(-1, 1, size=(1, 2, 2)).astype('float32')
+def build():
+    a = fluid.data('a', [None, 2, 2], 'float32')
+    b = fluid.data('b', [1, 2, 2], 'float32')
+    return [fluid.layers.cos_sim(a, b), fluid.layers.cos_sim(a, a)]
+out = static_run(build, {'a': A, 'b': B})
+'''),
 ]
 
 

@@ -22,7 +22,7 @@ __all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_nor
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu", "swish", "resize_nearest", "image_resize"]
+           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim"]
 
 
 def _nn(name, replacement=None):
@@ -325,6 +325,23 @@ def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
     if len(tail) != 1:
         out = paddle.reshape(out, [0] * x_num_col_dims + tail)
     return out
+
+
+@_nn("cos_sim", replacement="paddle.nn.functional.cosine_similarity(x, y, axis=1) on 2-D inputs, unsqueezed to [N, 1]")
+def cos_sim(X, Y):
+    """1.x ``cos_sim``: X and Y are flattened to ``[N, -1]`` (Y may have first dim 1, then
+    it is compared with every row of X); the result is ``[N, 1]``. Squared norms below
+    1e-8 count as 1e-8 (1.8's kernel), so a zero vector gives 0."""
+    if len(X.shape) != len(Y.shape):
+        raise ValueError("cos_sim: ranks of X (%d) and Y (%d) must be equal"
+                         % (len(X.shape), len(Y.shape)))
+    x = paddle.reshape(X, [0, -1]) if len(X.shape) != 2 else X
+    y = paddle.reshape(Y, [0, -1]) if len(Y.shape) != 2 else Y
+    eps = 1e-8
+    xy = paddle.sum(x * y, axis=1, keepdim=True)
+    xn = paddle.sqrt(paddle.clip(paddle.sum(x * x, axis=1, keepdim=True), min=eps))
+    yn = paddle.sqrt(paddle.clip(paddle.sum(y * y, axis=1, keepdim=True), min=eps))
+    return xy / (xn * yn)
 
 
 @_nn("swish", replacement="paddle.nn.functional.swish")
