@@ -490,6 +490,39 @@ def build():
     return [fluid.layers.cos_sim(a, b), fluid.layers.cos_sim(a, a)]
 out = static_run(build, {'a': A, 'b': B})
 '''),
+    ("prelu_param_layout_dygraph", '''
+X = rng.uniform(-1, 1, size=(2, 3, 2, 2)).astype('float32')
+def f():
+    rows = []
+    for mode, kw in (('all', {}), ('channel', {'channel': 3}), ('element', {'input_shape': [2, 3, 2, 2]})):
+        p = fluid.dygraph.PRelu(mode=mode, param_attr=const(0.25), **kw)
+        x = fluid.dygraph.to_variable(X)
+        y = p(x)
+        fluid.layers.reduce_sum(y * y).backward()
+        rows += [y, p.weight, p.weight.gradient(), np.array(sorted(p.state_dict())),
+                 np.array(p.weight.name.split('.')[-1])]
+    p = fluid.dygraph.PRelu(mode='channel', channel=3, param_attr=const(0.5))
+    rows.append(p(fluid.dygraph.to_variable(X[:, :, 0, 0].copy())))
+    return rows
+out = dy(f)
+'''),
+    ("prelu_param_layout_static", '''
+X = rng.uniform(-1, 1, size=(2, 3, 2, 2)).astype('float32')
+def build():
+    x = fluid.data('x', [None, 3, 2, 2], 'float32')
+    outs = [fluid.layers.prelu(x, m, param_attr=const(0.1 * (i + 1))) for i, m in enumerate(('all', 'channel', 'element'))]
+    return outs
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        outs = build()
+shapes = np.array(sorted(str(list(p.shape)) for p in main.global_block().all_parameters()))
+scope = fluid.Scope()
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    out = exe.run(main, feed={'x': X}, fetch_list=outs) + [shapes]
+'''),
 ]
 
 

@@ -262,25 +262,25 @@ class InstanceNorm(Layer):
 
 @_d("PRelu", replacement="paddle.nn.PReLU")
 class PRelu(Layer):
+    """1.x parameter layout: ``weight`` is ``[1]`` (all), ``[1, C, 1, 1]`` (channel) or
+    ``[1] + input_shape[1:]`` (element), named ``prelu_N.w_0``, so 1.8 state dicts load."""
+
     def __init__(self, mode, channel=None, input_shape=None, param_attr=None, dtype="float32"):
-        super().__init__()
+        super().__init__(name_scope="prelu")
         self._mode = mode
         if mode == "all":
             shape = [1]
         elif mode == "channel":
-            shape = [channel]
+            shape = [1, channel, 1, 1]
         elif mode == "element":
-            shape = list(input_shape)[1:]
+            shape = [1] + list(input_shape)[1:]
         else:
             raise ValueError("mode should be one of all, channel, element.")
         self.weight = self.create_parameter(attr=param_attr, shape=shape, dtype=dtype,
                                             default_initializer=I.Constant(0.25))
 
     def forward(self, input):
-        if self._mode == "element":
-            zero = paddle.zeros_like(input)
-            return paddle.maximum(input, zero) + paddle.minimum(input, zero) * self.weight
-        return F.prelu(input, self.weight)
+        return _L._prelu(input, self.weight, self._mode)
 
 
 @_d("BilinearTensorProduct", replacement="paddle.nn.Bilinear (+ explicit activation)")

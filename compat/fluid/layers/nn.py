@@ -249,21 +249,30 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
     return F.instance_norm(input, weight=w, bias=b, eps=epsilon)
 
 
+def _prelu(x, w, mode):
+    """1.x prelu with the 1.x alpha layout (``[1]``, ``[1, C, 1, 1]``, ``[1] + x.shape[1:]``):
+    ``x`` where ``x > 0``, else ``alpha * x`` (gradients as 1.x's kernel). Not
+    ``F.prelu``: its backward crashes today when ``x`` needs no gradient."""
+    if mode == "channel" and len(x.shape) != 4:
+        w = paddle.reshape(w, [1, -1] + [1] * (len(x.shape) - 2))
+    return paddle.where(x > 0, x, x * w)
+
+
 @_nn("prelu", replacement="paddle.nn.PReLU / paddle.nn.functional.prelu")
 def prelu(x, mode, param_attr=None, name=None):
+    """The alpha parameter has 1.x's shape: ``[1]`` (all), ``[1, C, 1, 1]`` (channel),
+    ``[1] + x.shape[1:]`` (element)."""
     prefix = layer_name("prelu", name)
     if mode == "all":
         shape = [1]
     elif mode == "channel":
-        shape = [int(x.shape[1])]
+        shape = [1, int(x.shape[1]), 1, 1]
     elif mode == "element":
-        shape = shape_of(x)[1:]
+        shape = [1] + shape_of(x)[1:]
     else:
         raise ValueError("mode should be one of all, channel, element.")
     w = create_parameter(prefix, "w", shape, x.dtype, param_attr, default_initializer=I.Constant(0.25))
-    if mode == "element":
-        return paddle.maximum(x, paddle.zeros_like(x)) + paddle.minimum(x, paddle.zeros_like(x)) * w
-    return F.prelu(x, w)
+    return _prelu(x, w, mode)
 
 
 # -- elementwise ops with 1.x axis broadcasting -----------------------------------------
