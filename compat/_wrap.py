@@ -87,6 +87,10 @@ def _act_table():
         "square": paddle.square, "abs": paddle.abs, "ceil": paddle.ceil,
         "floor": paddle.floor, "round": paddle.round, "cos": paddle.cos, "sin": paddle.sin,
         "reciprocal": paddle.reciprocal, "mish": F.mish,
+        "thresholded_relu": lambda x: F.thresholded_relu(x, 1.0),  # 1.x op default threshold
+        "erf": paddle.erf, "sign": paddle.sign, "acos": paddle.acos, "asin": paddle.asin,
+        "atan": paddle.atan, "log1p": paddle.log1p,
+        "pow": lambda x: x, "scale": lambda x: x,  # 1.x op defaults: factor 1, scale 1 bias 0
     }
 
 

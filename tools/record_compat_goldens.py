@@ -523,6 +523,25 @@ with fluid.scope_guard(scope):
     exe.run(startup)
     out = exe.run(main, feed={'x': X}, fetch_list=outs) + [shapes]
 '''),
+    ("batch_norm_act_dygraph", '''
+X = rng.uniform(-3, 3, size=(2, 3, 2, 2)).astype('float32')
+ACTS = ['leaky_relu', 'softplus', 'soft_relu', 'relu6', 'elu', 'hard_sigmoid', 'swish', 'brelu',
+        'stanh', 'thresholded_relu', 'sigmoid', 'relu', 'tanh', 'gelu', 'selu', 'hard_swish',
+        'softsign', 'logsigmoid', 'tanh_shrink', 'softshrink', 'hard_shrink', 'mish', 'erf',
+        'sign', 'atan', 'square', 'abs', 'exp', 'softmax']
+def f():
+    return [fluid.dygraph.BatchNorm(3, act=a)(fluid.dygraph.to_variable(X)) for a in ACTS]
+out = dy(f)
+'''),
+    ("batch_norm_act_static", '''
+X = rng.uniform(-3, 3, size=(2, 3, 2, 2)).astype('float32')
+ACTS = ['leaky_relu', 'softplus', 'soft_relu', 'relu6', 'elu', 'hard_sigmoid', 'swish', 'brelu',
+        'stanh', 'thresholded_relu']
+def build():
+    x = fluid.data('x', [None, 3, 2, 2], 'float32')
+    return [fluid.layers.batch_norm(x, act=a) for a in ACTS]
+out = static_run(build, {'x': X})
+'''),
 ]
 
 

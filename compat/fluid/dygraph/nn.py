@@ -141,14 +141,16 @@ class Pool2D(Layer):
 
 @_d("BatchNorm", replacement="paddle.nn.BatchNorm1D/2D/3D (+ explicit activation)")
 class BatchNorm(paddle.nn.BatchNorm):
-    """``paddle.nn.BatchNorm`` is 1.x's class (same signature, ``act`` included)."""
+    """``paddle.nn.BatchNorm`` is 1.x's class (same signature); ``act`` is applied here
+    with 1.x's activation defaults (today's class passes the 1.x op attributes with the
+    wrong types for ``leaky_relu``/``softplus`` and has no ``soft_relu``)."""
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
                  param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
                  in_place=False, moving_mean_name=None, moving_variance_name=None,
                  do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
-        super().__init__(num_channels, act=act, is_test=is_test, momentum=momentum,
+        super().__init__(num_channels, act=None, is_test=is_test, momentum=momentum,
                          epsilon=epsilon, param_attr=param_attr, bias_attr=bias_attr,
                          dtype=dtype, data_layout=data_layout, in_place=in_place,
                          moving_mean_name=moving_mean_name,
@@ -156,6 +158,10 @@ class BatchNorm(paddle.nn.BatchNorm):
                          do_model_average_for_mean_and_var=do_model_average_for_mean_and_var,
                          use_global_stats=use_global_stats,
                          trainable_statistics=trainable_statistics)
+        self._legacy_act = act
+
+    def forward(self, input):
+        return apply_act(super().forward(input), self._legacy_act)
 
 
 _DROPOUT_MODES = {"downgrade_in_infer": "downscale_in_infer",
