@@ -542,6 +542,43 @@ def build():
     return [fluid.layers.batch_norm(x, act=a) for a in ACTS]
 out = static_run(build, {'x': X})
 '''),
+    ("softmax_with_cross_entropy_softmax_no_grad_dygraph", '''
+X = rng.uniform(-2, 2, size=(3, 4)).astype('float32')
+Y = rng.randint(0, 4, size=(3, 1)).astype('int64')
+W = rng.uniform(-1, 1, size=(3, 4)).astype('float32')
+def f():
+    t = fluid.dygraph.to_variable
+    rows = []
+    for terms in ('both', 'softmax', 'loss'):
+        x = t(X)
+        x.stop_gradient = False
+        loss, sm = fluid.layers.softmax_with_cross_entropy(x, t(Y), return_softmax=True)
+        total = {'both': fluid.layers.reduce_sum(loss) + fluid.layers.reduce_sum(sm * t(W)),
+                 'softmax': fluid.layers.reduce_sum(sm * t(W)),
+                 'loss': fluid.layers.reduce_sum(loss)}[terms]
+        total.backward()
+        g = x.gradient()
+        rows += [loss, sm, np.array(g is None), g if g is not None else np.zeros(0, 'float32')]
+    return rows
+out = dy(f)
+'''),
+    ("softmax_with_cross_entropy_softmax_no_grad_static", '''
+X = rng.uniform(-2, 2, size=(3, 4)).astype('float32')
+Y = rng.randint(0, 4, size=(3, 1)).astype('int64')
+W0 = rng.uniform(-1, 1, size=(4, 4)).astype('float32')
+M = rng.uniform(-1, 1, size=(3, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [3, 4], 'float32')
+    y = fluid.data('y', [3, 1], 'int64')
+    m = fluid.data('m', [3, 4], 'float32')
+    h = fluid.layers.fc(x, 4, param_attr=fluid.ParamAttr(name='w', initializer=fluid.initializer.NumpyArrayInitializer(W0)), bias_attr=False)
+    loss, sm = fluid.layers.softmax_with_cross_entropy(h, y, return_softmax=True)
+    total = fluid.layers.reduce_sum(loss) + fluid.layers.reduce_sum(sm * m)
+    g = fluid.gradients(total, [h])[0]
+    fluid.optimizer.SGD(0.5).minimize(total)
+    return [loss, sm, g, fluid.default_main_program().global_block().var('w')]
+out = static_run(build, {'x': X, 'y': Y, 'm': M}, runs=2)
+'''),
 ]
 
 
