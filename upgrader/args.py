@@ -127,7 +127,7 @@ def act_wrapper(act_src: str) -> Union[str, Manual, None]:
     if val is None:
         return None
     if not isinstance(val, str) or val not in ACT_TARGETS:
-        return Manual(f"act={act_src!r} has no known modern activation; apply it explicitly")
+        return Manual(f"act={act_src} has no known modern activation; apply it explicitly")
     return ACT_TARGETS[val]
 
 
@@ -263,6 +263,14 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
             if default is not None and same_value(src, default):
                 return None
             return Manual(f"{pname}={src}: {spec.manual_if_set}")
+        if spec.manual_values:
+            kind, _ = literal(src)
+            if kind != "ok":
+                return Manual(f"{pname}={src} is not a literal, and the rewrite is manual for "
+                              f"{', '.join(spec.manual_values)}")
+            for k, why in spec.manual_values.items():
+                if same_value(k, src):
+                    return Manual(f"{pname}={src}: {why}")
         if spec.drop:
             return None
         if spec.drop_if_default:

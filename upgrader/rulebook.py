@@ -31,7 +31,7 @@ KINDS = {"function", "class", "constant", "module"}
 SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
-            "act", "wrap", "unless", "default", "wrap_if_default"}
+            "act", "wrap", "unless", "default", "wrap_if_default", "manual_values"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
@@ -65,6 +65,7 @@ class ArgSpec:
     unless: Optional[str] = None
     default: Optional[str] = None
     wrap_if_default: Optional[str] = None
+    manual_values: Optional[Dict[str, str]] = None
 
 
 @dataclass

@@ -60,6 +60,7 @@ Fix safety
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -89,6 +90,9 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                     for i, a in enumerate(args)]
         return updated.with_changes(args=args)
     if not any(a.keyword is not None and a.keyword.value == "for_test" for a in original.args):
+        if not original.args and _is_program(up, f.value):
+            up.report(original, CODE, PLAIN, "paddle.fluid.Program.clone", "paddle.static.Program",
+                      "manual")
         return updated
     programs = _plan(up).clones.get(_line(up, original))
     if programs is None:
@@ -101,6 +105,29 @@ def check_call(up, original: cst.Call, updated: cst.Call):
               "paddle.fluid.Program.clone", "paddle.static.normalize_program", "safe", applied=True)
     program = updated.func.value if isinstance(updated.func, cst.Attribute) else f.value
     return _normalize(code_of(program), programs[0][1])
+
+
+PLAIN = ("`clone()` of a PIR program (Paddle 3 static graphs) copies its values too: running "
+         "the clone with a fetch_list of the original program's variables returns nothing (an "
+         "empty list, checked on 3.3.1), where 1.8 fetched them; run the original program, or "
+         "fetch values looked up in the clone")
+_PROGRAM_MAKERS = ("paddle.fluid.default_main_program", "paddle.fluid.framework.default_main_program",
+                   "paddle.static.default_main_program", "paddle.fluid.Program",
+                   "paddle.fluid.framework.Program", "paddle.static.Program")
+
+
+def _is_program(up, node) -> bool:
+    """A static program for sure: ``fluid.default_main_program()`` / ``fluid.Program()``, or a
+    name the module binds to one or passes to ``program_guard`` as the main program (tensors
+    have a ``clone()`` too)."""
+    if isinstance(node, cst.Call):
+        return up.resolve_dotted(node.func) in _PROGRAM_MAKERS
+    if not isinstance(node, cst.Name):
+        return False
+    name = re.escape(node.value)
+    return re.search(rf"(?m)program_guard\(\s*(main_program\s*=\s*)?{name}\b|"
+                     rf"^\s*{name}\s*=\s*[\w.]*(default_main_program|Program)\(\)",
+                     up.source) is not None
 
 
 def _normalize(program: str, fetches: List[str]) -> cst.BaseExpression:
