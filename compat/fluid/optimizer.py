@@ -77,8 +77,13 @@ class _Legacy(object):
             _pir.mark_forward(program)
         self._grad_clip = _clip.clip_for(program, self._legacy_clip)
         try:
-            return super().minimize(loss, startup_program=startup_program,
-                                    parameters=_params(parameter_list), no_grad_set=no_grad_set)
+            # 1.x appends to the loss's program under program_guard(loss program,
+            # startup_program): a minimize outside the program's guard still builds there,
+            # and startup_program=None keeps the current default startup program.
+            with paddle.static.program_guard(program, startup_program):
+                return super().minimize(loss, startup_program=startup_program,
+                                        parameters=_params(parameter_list),
+                                        no_grad_set=no_grad_set)
         finally:
             self._grad_clip = self._legacy_clip
 

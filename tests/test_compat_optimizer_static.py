@@ -1,0 +1,124 @@
+"""1.x ``Optimizer.minimize`` corners in static graphs, against the real Paddle 1.8.5.
+
+Each program runs on 1.8.5 (``.venv-legacy``) and unmodified through
+``python -m compat``; the printed results (parameters after training, which program
+received the optimizer's ops, which (param, grad) pairs came back) must be equal.
+
+- ``minimize`` called after leaving the ``program_guard`` that built the loss: 1.8.5
+  appends to the loss's program and initializes the optimizer's variables in the
+  ``startup_program`` argument, else in the startup program current at the call.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY_PY = ROOT / ".venv-legacy" / "bin" / "python"
+MARK = "RESULT "
+
+MINIMIZE_OUTSIDE_GUARD = r'''
+import json
+import numpy as np
+import paddle.fluid as fluid
+
+
+def build(main, startup, name):
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name='x', shape=[None, 2], dtype='float32')
+        y = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(
+            name=name, initializer=fluid.initializer.Constant(0.5)), bias_attr=False)
+        return fluid.layers.mean(fluid.layers.square(y))
+
+
+def nops(prog):
+    return len(prog.global_block().ops)
+
+
+def value(name):
+    return np.array(fluid.global_scope().find_var(name).get_tensor()).tolist()
+
+
+out = {}
+exe = fluid.Executor(fluid.CPUPlace())
+feed = {'x': np.array([[1.0, 2.0], [3.0, -1.0]], 'float32')}
+
+# explicit startup program, minimize after the guard
+main, startup = fluid.Program(), fluid.Program()
+loss = build(main, startup, 'w1')
+n_main = nops(main)
+fluid.optimizer.SGD(learning_rate=0.1).minimize(loss, startup_program=startup)
+out['sgd_main_grew'] = nops(main) > n_main
+out['sgd_default_main_empty'] = nops(fluid.default_main_program()) == 0
+exe.run(startup)
+for _ in range(3):
+    exe.run(main, feed=feed)
+out['sgd_w'] = value('w1')
+
+# startup_program=None: the optimizer's variables are initialized by the default startup
+main, startup = fluid.Program(), fluid.Program()
+loss = build(main, startup, 'w2')
+n_start, n_def = nops(startup), nops(fluid.default_startup_program())
+fluid.optimizer.Adam(learning_rate=0.1).minimize(loss)
+out['adam_startup_grew'] = nops(startup) > n_start
+out['adam_default_startup_grew'] = nops(fluid.default_startup_program()) > n_def
+out['adam_default_main_empty'] = nops(fluid.default_main_program()) == 0
+exe.run(startup)
+exe.run(fluid.default_startup_program())
+for _ in range(3):
+    exe.run(main, feed=feed)
+out['adam_w'] = value('w2')
+
+# inside another guard: the loss's program, that guard's startup program
+main, startup = fluid.Program(), fluid.Program()
+loss = build(main, startup, 'w3')
+other_main, other_startup = fluid.Program(), fluid.Program()
+n_start = nops(startup)
+with fluid.program_guard(other_main, other_startup):
+    fluid.optimizer.Momentum(learning_rate=0.1, momentum=0.9).minimize(loss)
+out['mom_startup_grew'] = nops(startup) > n_start
+out['mom_other_startup_grew'] = nops(other_startup) > 0
+out['mom_other_main_empty'] = nops(other_main) == 0
+exe.run(startup)
+exe.run(other_startup)
+for _ in range(3):
+    exe.run(main, feed=feed)
+out['mom_w'] = value('w3')
+print('RESULT ' + json.dumps(out, sort_keys=True))
+'''
+
+PROGRAMS = {
+    "minimize_outside_guard": MINIMIZE_OUTSIDE_GUARD,
+}
+
+
+def _run(cmd, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GLOG_minloglevel="2", PYTHONWARNINGS="ignore")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [l for l in proc.stdout.splitlines() if l.startswith(MARK)]
+    assert len(lines) == 1, proc.stdout[-3000:]
+    return json.loads(lines[0][len(MARK):])
+
+
+def _legacy():
+    if not LEGACY_PY.exists():
+        if os.environ.get("PADDLE_UPGRADE_REQUIRE_LEGACY") == "1":
+            pytest.fail(f"{LEGACY_PY} is missing [PADDLE_UPGRADE_REQUIRE_LEGACY=1]")
+        pytest.skip(".venv-legacy (Paddle 1.8.5) is not installed")
+    return str(LEGACY_PY)
+
+
+@pytest.mark.legacy
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_same_as_paddle_1_8_5(name, tmp_path):
+    legacy = _legacy()
+    prog = tmp_path / (name + ".py")
+    prog.write_text(PROGRAMS[name])
+    golden = _run([legacy, str(prog)], tmp_path)
+    got = _run([sys.executable, "-m", "compat", str(prog)], tmp_path)
+    assert got == golden
