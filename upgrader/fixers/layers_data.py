@@ -27,7 +27,9 @@ Example
 Fix safety
     Safe when the shape is decided at rewrite time: a literal list/tuple whose entries
     are literals (or holding a literal ``None``/negative entry), or any shape with a literal
-    ``append_batch_size=False``. Unsafe when a non-literal shape (or a non-literal entry)
+    ``append_batch_size=False``. A name the module binds exactly once, at its top level, to
+    an int (``IMG_DIM = 784``, ``H, W = 28, 28``) or a list/tuple of ints
+    (``SHAPE = [1, 28, 28]``) counts as that literal. Unsafe when a non-literal shape (or a non-literal entry)
     could hold ``None``/``-1``: the rewrite prepends ``-1`` (``[-1] + list(shape)``) as 1.8
     did for shapes without them. ``lod_level`` > 0 is unsafe too: Paddle 3 programs carry
     no LoD, so the sequence ops reading it are manual (declare the padded batch and its
@@ -38,10 +40,13 @@ Fix safety
 """
 from __future__ import annotations
 
+import ast
 import copy
 from typing import List, Optional, Tuple
 
 import libcst as cst
+
+from upgrader import untouched
 
 from upgrader.args import Manual, bind, code_of, literal
 from upgrader.rulebook import ArgSpec
@@ -60,12 +65,65 @@ def _elements(shape: cst.BaseExpression) -> Optional[List[cst.Element]]:
     return None
 
 
-def _classify(elements: List[cst.Element]) -> Tuple[bool, List[str]]:
+def module_constants(up) -> dict:
+    """Names bound once in the whole module, by a top-level assignment of an int literal
+    or of a list/tuple of them (``IMG_DIM = 784``, ``H, W = 28, 28``, ``SHAPE = [3, 32, 32]``):
+    their value is known when the rewrite is decided (cached per run)."""
+    got = up.__dict__.get("_module_constants")
+    if got is not None:
+        return got
+    got = up._module_constants = {}
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return got
+    binds: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            binds[node.id] = binds.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            binds[node.arg] = binds.get(node.arg, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            binds[node.name] = binds.get(node.name, 0) + 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                n = (a.asname or a.name).split(".")[0]
+                binds[n] = binds.get(n, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                binds[n] = binds.get(n, 0) + 2  # rebound elsewhere: never a constant
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target, value = stmt.targets[0], stmt.value
+        pairs = [(target, value)]
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+                and len(target.elts) == len(value.elts):
+            pairs = list(zip(target.elts, value.elts))
+        for t, v in pairs:
+            if not isinstance(t, ast.Name) or binds.get(t.id) != 1:
+                continue
+            try:
+                val = ast.literal_eval(v)
+            except ValueError:
+                continue
+            if _int(val) or (isinstance(val, (list, tuple)) and all(_int(x) for x in val)):
+                got[t.id] = val
+    return got
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _classify(elements: List[cst.Element], consts=None) -> Tuple[bool, List[str]]:
     """(some entry is a literal None or negative int, entries that are not literals)."""
     no_batch = False
     unknown: List[str] = []
     for e in elements:
         kind, val = literal(code_of(e.value))
+        if kind != "ok" and consts and isinstance(e.value, cst.Name) and _int(consts.get(e.value.value)):
+            kind, val = "ok", consts[e.value.value]  # a module constant
         if kind == "ok" and (val is None or (isinstance(val, (int, float))
                                              and not isinstance(val, bool) and val < 0)):
             no_batch = True
@@ -123,7 +181,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     shape = shape_arg.value
     elements = _elements(shape)
     new_shape = shape
-    no_batch, unknown = _classify(elements) if elements is not None else (False, [])
+    consts = module_constants(up)
+    no_batch, unknown = _classify(elements, consts) if elements is not None else (False, [])
+    known = consts.get(shape.value) if isinstance(shape, cst.Name) else None
     if no_batch and droppable:
         pass  # 1.8 added no batch dimension, whatever append_batch_size said
     elif append is None:
@@ -135,6 +195,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
                 f"shape entry {unknown[0]} is not a literal: 1.8 prepended the batch "
                 "dimension -1 only when no entry was None or negative; the rewrite "
                 "prepends it: remove it if that entry can be None or -1")
+    elif append and isinstance(known, (list, tuple)) and not any(x < 0 for x in known):
+        # a module constant of positive ints: 1.8 prepended the batch dimension
+        new_shape = cst.parse_expression("[-1] + list(__pu_shape__)").visit(_Put(shape))
     elif append:
         new_shape = cst.parse_expression("[-1] + list(__pu_shape__)").visit(_Put(shape))
         reasons.append(
