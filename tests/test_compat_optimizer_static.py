@@ -7,6 +7,10 @@ received the optimizer's ops, which (param, grad) pairs came back) must be equal
 - ``minimize`` called after leaving the ``program_guard`` that built the loss: 1.8.5
   appends to the loss's program and initializes the optimizer's variables in the
   ``startup_program`` argument, else in the startup program current at the call.
+- parameter names (strings, alone or mixed with variables) in ``parameter_list`` and
+  ``no_grad_set`` of ``minimize``, ``Optimizer.backward``, ``fluid.backward.append_backward``
+  and ``fluid.gradients``; a name the program lacks is ignored, and ``append_backward``
+  leaves out the parameters that get no gradient.
 """
 import json
 import os
@@ -90,8 +94,95 @@ out['mom_w'] = value('w3')
 print('RESULT ' + json.dumps(out, sort_keys=True))
 '''
 
+NAMES = r'''
+import json
+import numpy as np
+import paddle.fluid as fluid
+
+out = {}
+exe = fluid.Executor(fluid.CPUPlace())
+feed = {'x': np.array([[1.0, 2.0], [3.0, -1.0]], 'float32')}
+
+
+def build(tag):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name='x', shape=[None, 2], dtype='float32')
+        h = fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(
+            name=tag + '_a', initializer=fluid.initializer.Constant(0.5)), bias_attr=fluid.ParamAttr(
+            name=tag + '_ab', initializer=fluid.initializer.Constant(0.1)))
+        y = fluid.layers.fc(h, 1, param_attr=fluid.ParamAttr(
+            name=tag + '_b', initializer=fluid.initializer.Constant(-0.5)), bias_attr=False)
+        loss = fluid.layers.mean(fluid.layers.square(y))
+    return main, startup, loss
+
+
+def pairs(pg):
+    return [[p.name, g is not None] for p, g in pg]
+
+
+def train(tag, make_opt, **kw):
+    main, startup, loss = build(tag)
+    with fluid.program_guard(main, startup):
+        kw = dict((k, v(main) if callable(v) else v) for k, v in kw.items())
+        ops, pg = make_opt().minimize(loss, **kw)
+    exe.run(startup)
+    for _ in range(3):
+        exe.run(main, feed=feed)
+    vals = dict((n, np.array(fluid.global_scope().find_var(tag + n).get_tensor()).tolist())
+                for n in ('_a', '_ab', '_b'))
+    out[tag] = {'pairs': sorted(pairs(pg)), 'values': vals}
+
+
+sgd = lambda: fluid.optimizer.SGD(learning_rate=0.1)
+adam = lambda: fluid.optimizer.Adam(learning_rate=0.1)
+var = lambda name: (lambda main: main.global_block().var(name))
+train('pn', sgd, parameter_list=['pn_b'])
+train('pn2', adam, parameter_list=['pn2_b', 'pn2_ab'])
+train('pmix', sgd, parameter_list=lambda m: ['pmix_a', m.global_block().var('pmix_b')])
+train('punk', sgd, parameter_list=['no_such_param'])
+train('punk2', sgd, parameter_list=['no_such_param', 'punk2_a'])
+train('ng', sgd, no_grad_set=set(['ng_a']))
+train('ng2', adam, no_grad_set=['ng2_a', 'ng2_ab', 'no_such_var'])
+train('ngmix', sgd, no_grad_set=lambda m: set(['ngmix_a', m.global_block().var('ngmix_b')]))
+train('both', sgd, parameter_list=['both_a', 'both_b'], no_grad_set=set(['both_b']))
+
+# Optimizer.backward + apply_gradients
+main, startup, loss = build('bw')
+with fluid.program_guard(main, startup):
+    opt = fluid.optimizer.SGD(learning_rate=0.1)
+    pg = opt.backward(loss, parameter_list=['bw_a', 'bw_b'], no_grad_set=set(['bw_a']))
+    out['bw_pairs'] = sorted(pairs(pg))
+    opt.apply_gradients(pg)
+exe.run(startup)
+exe.run(main, feed=feed)
+out['bw_values'] = [np.array(fluid.global_scope().find_var(n).get_tensor()).tolist()
+                    for n in ('bw_a', 'bw_ab', 'bw_b')]
+
+# fluid.backward.append_backward / fluid.gradients with names
+main, startup, loss = build('ab')
+with fluid.program_guard(main, startup):
+    pg = fluid.backward.append_backward(loss, parameter_list=['ab_a', 'ab_b'],
+                                        no_grad_set=set(['ab_b']))
+    x = main.global_block().var('x')
+exe.run(startup)
+out['ab_pairs'] = sorted(pairs(pg))
+got = exe.run(main, feed=feed, fetch_list=[g for p, g in pg if g is not None])
+out['ab_grads'] = [np.array(g).tolist() for g in got]
+
+main, startup, loss = build('gr')
+with fluid.program_guard(main, startup):
+    x = main.global_block().var('x')
+    x.stop_gradient = False
+    gs = fluid.gradients([loss], [x], no_grad_set=set(['gr_a', 'gr_ab']))
+exe.run(startup)
+out['gr_grads'] = [np.array(g).tolist() for g in exe.run(main, feed=feed, fetch_list=gs)]
+print('RESULT ' + json.dumps(out, sort_keys=True))
+'''
+
 PROGRAMS = {
     "minimize_outside_guard": MINIMIZE_OUTSIDE_GUARD,
+    "names": NAMES,
 }
 
 

@@ -7,18 +7,65 @@ from compat import _lazy
 from compat._runtime import legacy
 
 
+def _names_of(program):
+    """name -> value of *program*'s global block: data, parameters, and the values whose
+    generated name the program already handed out."""
+    from compat.fluid import _pir
+    table = {}
+    for op in program.global_block().ops:
+        for r in op.results():
+            name = _pir._own_name(r) or _pir._names_by_id.get(r.id)
+            if name is not None:
+                table.setdefault(name, r)
+    return table
+
+
+def _by_name(program, items):
+    """1.x accepted variables and their names (mixed) in ``parameter_list`` and
+    ``no_grad_set``; a name resolves in *program*, a name it lacks is dropped (1.8.5
+    ignored it). Anything else is handed on as it is."""
+    if items is None or isinstance(items, str) or not isinstance(items, (list, tuple, set)):
+        return items
+    if not any(isinstance(i, str) for i in items):
+        return items
+    if program is None:
+        program = paddle.static.default_main_program()
+    table = _names_of(program)
+    out = []
+    for i in items:
+        if isinstance(i, str):
+            i = table.get(i)
+            if i is None:
+                continue
+        out.append(i)
+    return out
+
+
+def _program_of(value):
+    from compat.fluid import _pir
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    return _pir.program_of(value) if isinstance(value, paddle.pir.Value) else None
+
+
 @legacy("paddle.fluid.backward.append_backward", "paddle.fluid.append_backward",
         replacement="paddle.static.append_backward")
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None):
-    return paddle.static.append_backward(loss, parameter_list=parameter_list,
-                                         no_grad_set=no_grad_set, callbacks=callbacks)
+    program = _program_of(loss)
+    pairs = paddle.static.append_backward(loss, parameter_list=_by_name(program, parameter_list),
+                                          no_grad_set=_by_name(program, no_grad_set),
+                                          callbacks=callbacks)
+    if program is None:
+        return pairs
+    # 1.x left out the parameters that get no gradient (in no_grad_set, not reached)
+    return [pg for pg in pairs if pg[1] is not None]
 
 
 @legacy("paddle.fluid.backward.gradients", "paddle.fluid.gradients",
         replacement="paddle.static.gradients")
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     return paddle.static.gradients(targets, inputs, target_gradients=target_gradients,
-                                   no_grad_set=no_grad_set)
+                                   no_grad_set=_by_name(_program_of(targets), no_grad_set))
 
 
 _lazy.attach(globals())

@@ -26,6 +26,7 @@ from paddle.optimizer import optimizer as _optimizer_module
 from compat import _lazy
 from compat._runtime import legacy, manual_error
 from compat.fluid import _pir
+from compat.fluid.backward import _by_name
 from compat.fluid.layers.learning_rate_scheduler import LegacyDecay
 
 # Ftrl, Dpsgd, DGCMomentum, Pipeline and Recompute come from the rule database (no
@@ -75,6 +76,11 @@ class _Legacy(object):
             program = paddle.static.default_main_program()
         if isinstance(program, paddle.pir.Program):
             _pir.mark_forward(program)
+        names = parameter_list
+        parameter_list = _by_name(program, parameter_list)
+        if names and not parameter_list:  # only names the program lacks: 1.8.5 updated none
+            return [], []
+        no_grad_set = _by_name(program, no_grad_set)
         self._grad_clip = _clip.clip_for(program, self._legacy_clip)
         try:
             # 1.x appends to the loss's program under program_guard(loss program,
@@ -91,6 +97,10 @@ class _Legacy(object):
                  callbacks=None, parameters=None):
         if parameters is None:
             parameters = _params(parameter_list)
+        if not paddle.in_dynamic_mode() and isinstance(loss, paddle.pir.Value):
+            program = _pir.program_of(loss)
+            parameters = _by_name(program, parameters)
+            no_grad_set = _by_name(program, no_grad_set)
         return super().backward(loss, startup_program=startup_program, parameters=parameters,
                                 no_grad_set=no_grad_set, callbacks=callbacks)
 
