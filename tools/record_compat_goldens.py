@@ -460,6 +460,22 @@ with fluid.scope_guard(scope):
     out = [train_out, ln_out, test_out, np.array(scope.find_var('m').get_tensor()),
            np.array(scope.find_var('v').get_tensor())]
 '''),
+    ("scale_act_dygraph_ignored", '''
+X = rng.uniform(-2, 2, size=(2, 3)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X)
+    return [fluid.layers.scale(x, 3.0, 0.5, True, 'leaky_relu'), fluid.layers.scale(x, 2.0, act='relu')]
+out = dy(f)
+model = {0: X * 3.0 + 0.5, 1: X * 2.0}
+'''),
+    ("scale_act_static", '''
+X = rng.uniform(-2, 2, size=(2, 3)).astype('float32')
+def build():
+    x = fluid.data('x', [2, 3], 'float32')
+    return [fluid.layers.scale(x, 3.0, 0.5, True, 'leaky_relu'), fluid.layers.scale(x, 2.0, act='relu'),
+            fluid.layers.scale(x, 2.0, bias=1.0, bias_after_scale=False, act='tanh')]
+out = static_run(build, {'x': X})
+'''),
     ("cos_sim_flatten_dygraph", '''
 A = rng.uniform(-1, 1, size=(4, 1, 3)).astype('float32')
 B = rng.uniform(-1, 1, size=(4, 1, 3)).astype('float32')

@@ -22,7 +22,7 @@ __all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_nor
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim"]
+           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale"]
 
 
 def _nn(name, replacement=None):
@@ -422,3 +422,15 @@ def flatten(x, axis=1, name=None):
 
 
 _lazy.attach(globals())
+
+
+@_nn("scale", replacement="paddle.scale")
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    """1.x ``scale``; 1.8.5 applied ``act`` in static graphs only (its dygraph branch called
+    the activation helper without it, checked), so does this."""
+    if isinstance(scale, paddle.Tensor) and paddle.in_dynamic_mode():
+        scale = float(scale.numpy().reshape(-1)[0])
+    out = paddle.scale(x, scale=scale, bias=float(bias), bias_after_scale=bias_after_scale)
+    if act is None or paddle.in_dynamic_mode():
+        return out
+    return apply_act(out, act)
