@@ -18,7 +18,9 @@ Example
 Fix safety
     Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
     renamed on any object (no other Paddle API has ``minimize(parameter_list=)``); the
-    other two only on variables assigned from a legacy optimizer in the same file.
+    other two only on variables assigned from a legacy optimizer in the same file. A
+    ``parameter_list`` or ``no_grad_set`` literal holding parameter names (strings, which
+    1.8 accepted) is manual: today's minimize takes only the parameters themselves.
 """
 from __future__ import annotations
 
@@ -44,6 +46,16 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
+    if name == "minimize":
+        named = _names_given(updated)
+        if named:
+            up.report(original, CODE, f"`minimize({named}=...)` lists parameters by name: today's "
+                      "minimize takes only parameter values (names raise TypeError on 3.x); pass "
+                      "the parameters themselves, e.g. [p for p in program.global_block()."
+                      "all_parameters() if p.name in names]",
+                      "paddle.fluid.optimizer.Optimizer.minimize",
+                      "paddle.optimizer.Optimizer.minimize", "manual")
+            return updated
     if name == "minimize" and any(a.keyword is not None and a.keyword.value == "parameter_list"
                                   for a in updated.args):
         args = [a.with_changes(keyword=cst.Name("parameters"))
@@ -59,3 +71,21 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
         return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
     return updated
+
+
+def _names_given(call: cst.Call):
+    """``parameter_list`` / ``no_grad_set`` given as a literal holding a string (1.8 took
+    parameter names as well as variables): the argument's name, or None."""
+    for i, a in enumerate(call.args):
+        kw = a.keyword.value if a.keyword is not None else {2: "parameter_list", 3: "no_grad_set"}.get(i)
+        if kw not in ("parameter_list", "no_grad_set"):
+            continue
+        v = a.value
+        if isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value in ("set", "list") \
+                and v.args:
+            v = v.args[0].value
+        if isinstance(v, (cst.List, cst.Tuple, cst.Set)) and any(
+                isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                for e in v.elements if isinstance(e, cst.Element)):
+            return kw
+    return None
