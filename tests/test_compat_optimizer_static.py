@@ -11,6 +11,9 @@ received the optimizer's ops, which (param, grad) pairs came back) must be equal
   ``no_grad_set`` of ``minimize``, ``Optimizer.backward``, ``fluid.backward.append_backward``
   and ``fluid.gradients``; a name the program lacks is ignored, and ``append_backward``
   leaves out the parameters that get no gradient.
+- in dygraph mode 1.8.5's ``minimize``/``backward`` ignored both arguments (names or
+  variables): every parameter of the optimizer's own ``parameter_list`` with a gradient
+  is updated.
 """
 import json
 import os
@@ -180,7 +183,52 @@ out['gr_grads'] = [np.array(g).tolist() for g in exe.run(main, feed=feed, fetch_
 print('RESULT ' + json.dumps(out, sort_keys=True))
 '''
 
+DYGRAPH_IGNORES_LISTS = r'''
+import json
+import numpy as np
+import paddle.fluid as fluid
+
+out = {}
+
+
+def case(tag, make_opt, call, steps=2):
+    with fluid.dygraph.guard():
+        a = fluid.dygraph.Linear(2, 2, param_attr=fluid.ParamAttr(
+            name=tag + '_a', initializer=fluid.initializer.Constant(0.5)), bias_attr=False)
+        b = fluid.dygraph.Linear(2, 1, param_attr=fluid.ParamAttr(
+            name=tag + '_b', initializer=fluid.initializer.Constant(-0.5)), bias_attr=False)
+        opt = make_opt(a.parameters() + b.parameters())
+        x = fluid.dygraph.to_variable(np.array([[1.0, 2.0], [3.0, -1.0]], 'float32'))
+        for _ in range(steps):
+            loss = fluid.layers.mean(fluid.layers.square(b(a(x))))
+            loss.backward()
+            pg = call(opt, loss, a, b)
+            a.clear_gradients()
+            b.clear_gradients()
+        out[tag] = {'pairs': sorted(p.name for p, g in pg),
+                    'a': a.weight.numpy().tolist(), 'b': b.weight.numpy().tolist()}
+
+
+sgd = lambda ps: fluid.optimizer.SGD(learning_rate=0.1, parameter_list=ps)
+adam = lambda ps: fluid.optimizer.Adam(learning_rate=0.1, parameter_list=ps)
+case('pn', sgd, lambda o, l, a, b: o.minimize(l, parameter_list=[b.weight.name])[1])
+case('pv', adam, lambda o, l, a, b: o.minimize(l, parameter_list=b.parameters())[1])
+case('nn', adam, lambda o, l, a, b: o.minimize(l, no_grad_set=set([a.weight.name]))[1])
+case('nv', sgd, lambda o, l, a, b: o.minimize(l, no_grad_set=set(a.parameters()))[1])
+
+
+def backward_apply(o, l, a, b):
+    pg = o.backward(l, parameter_list=b.parameters(), no_grad_set=set(b.parameters()))
+    o.apply_gradients(pg)
+    return pg
+
+
+case('bw', sgd, backward_apply)
+print('RESULT ' + json.dumps(out, sort_keys=True))
+'''
+
 PROGRAMS = {
+    "dygraph_ignores_lists": DYGRAPH_IGNORES_LISTS,
     "minimize_outside_guard": MINIMIZE_OUTSIDE_GUARD,
     "names": NAMES,
 }

@@ -62,15 +62,16 @@ class _Legacy(object):
     def minimize(self, loss, startup_program=None, parameter_list=None, no_grad_set=None):
         from compat.fluid import clip as _clip
         if paddle.in_dynamic_mode():
+            # 1.x dygraph ignored parameter_list and no_grad_set here: it updates every
+            # parameter of the optimizer's own parameter_list that has a gradient.
             if self._legacy_lr is not None:
                 self._legacy_lr.consume()
             fast = getattr(self, "_dygraph_minimize", None)
             if fast is not None:
-                done = fast(loss, parameter_list)
+                done = fast(loss, None)
                 if done is not None:
                     return done
-            return super().minimize(loss, startup_program=startup_program,
-                                    parameters=_params(parameter_list), no_grad_set=no_grad_set)
+            return super().minimize(loss, startup_program=startup_program)
         program = _pir.program_of(loss) if isinstance(loss, paddle.pir.Value) else None
         if program is None:
             program = paddle.static.default_main_program()
@@ -97,7 +98,9 @@ class _Legacy(object):
                  callbacks=None, parameters=None):
         if parameters is None:
             parameters = _params(parameter_list)
-        if not paddle.in_dynamic_mode() and isinstance(loss, paddle.pir.Value):
+        if paddle.in_dynamic_mode():  # 1.x dygraph: the optimizer's own parameter_list
+            parameters = no_grad_set = None
+        elif isinstance(loss, paddle.pir.Value):
             program = _pir.program_of(loss)
             parameters = _by_name(program, parameters)
             no_grad_set = _by_name(program, no_grad_set)
