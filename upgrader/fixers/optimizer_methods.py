@@ -12,15 +12,19 @@ Why is this bad?
     the program fails at run time although every name it imports was rewritten.
 
 Example
-    ``adam.minimize(avg_loss, parameter_list=model.parameters())`` →
-    ``adam.minimize(avg_loss, parameters=model.parameters())``.
+    In a static program ``adam.minimize(avg_loss, parameter_list=[w1, w2])`` →
+    ``adam.minimize(avg_loss, parameters=[w1, w2])``; in dygraph code
+    ``adam.minimize(loss, parameter_list=model.parameters())`` → ``adam.minimize(loss)``.
 
 Fix safety
     Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
     renamed on any object (no other Paddle API has ``minimize(parameter_list=)``); the
     other two only on variables assigned from a legacy optimizer in the same file. A
     ``parameter_list`` or ``no_grad_set`` literal holding parameter names (strings, which
-    1.8 accepted) is manual: today's minimize takes only the parameters themselves.
+    1.8 accepted) is manual: today's minimize takes only the parameters themselves. In a
+    module with dynamic-mode code and no static graph, both arguments are dropped instead:
+    1.8.5's dygraph ``minimize`` ignored them and updated the optimizer's own parameters
+    (checked), where today's would honour them.
 """
 from __future__ import annotations
 
@@ -46,6 +50,18 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
+    if name == "minimize" and _dygraph_lists(updated) and _dygraph_module(up):
+        # 1.8.5's dygraph backward() walked the optimizer's own parameter list: the
+        # parameter_list / no_grad_set given to minimize() changed nothing (checked)
+        kept = [a for a in updated.args if not _list_arg(updated, a)]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        up.report(original, CODE, "`minimize(parameter_list=/no_grad_set=...)` in dygraph code: "
+                  "1.8.5 ignored both there (the optimizer's own parameters were updated), "
+                  "today's minimize would honour them: dropped",
+                  "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
+                  "safe", applied=True)
+        return updated.with_changes(args=kept)
     if name == "minimize":
         named = _names_given(updated)
         if named:
@@ -89,3 +105,18 @@ def _names_given(call: cst.Call):
                 for e in v.elements if isinstance(e, cst.Element)):
             return kw
     return None
+
+
+def _list_arg(call: cst.Call, arg: cst.Arg) -> bool:
+    i = list(call.args).index(arg)
+    kw = arg.keyword.value if arg.keyword is not None else {2: "parameter_list", 3: "no_grad_set"}.get(i)
+    return kw in ("parameter_list", "no_grad_set")
+
+
+def _dygraph_lists(call: cst.Call) -> bool:
+    return any(_list_arg(call, a) for a in call.args)
+
+
+def _dygraph_module(up) -> bool:
+    from upgrader.fixers.static_dropout import dygraph_only
+    return dygraph_only(up)

@@ -63,11 +63,21 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
 
 def static_only(up) -> bool:
     """The module builds static graphs and has no dynamic-mode code (cached per run)."""
-    cached = getattr(up, "_static_only_module", None)
+    static, dynamic = module_modes(up)
+    return static and not dynamic
+
+
+def dygraph_only(up) -> bool:
+    """The module has dynamic-mode code and builds no static graph (cached per run)."""
+    static, dynamic = module_modes(up)
+    return dynamic and not static
+
+
+def module_modes(up):
+    """(static-graph evidence, dynamic-mode evidence) of the module, cached per run."""
+    cached = getattr(up, "_module_modes", None)
     if cached is None:
-        static, dynamic = _survey(up)
-        cached = static and not dynamic
-        up._static_only_module = cached
+        cached = up._module_modes = _survey(up)
     return cached
 
 
