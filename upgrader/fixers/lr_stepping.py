@@ -67,6 +67,7 @@ Fix safety
 """
 from __future__ import annotations
 
+import copy
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -74,6 +75,7 @@ import libcst as cst
 
 from upgrader.args import Manual, bind, code_of, literal, map_call
 from upgrader.names import FastVisitor
+from upgrader.rulebook import ArgSpec
 
 CODE = "PU214"
 STEP_BASED = "lr-scheduler-step"
@@ -600,6 +602,7 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     if not _plain_binding(v, name, scope):
         return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
     stmt = v.stmt_of[id(call)]
+    entry = staircase_variant(entry, call)
     mapped = map_call(entry, call, cst.parse_expression(entry.target))
     if isinstance(mapped, Manual):
         d.status, d.reason = "mapping", mapped.reason
@@ -1117,8 +1120,27 @@ def _shared_counters(up, v: _Survey, p: "_Plan") -> None:
 
 
 # --------------------------------------------------------------------------- rewrites
+def staircase_variant(entry, call: cst.Call):
+    """``dygraph.ExponentialDecay(..., staircase=True)`` (a literal True) is today's
+    ``StepDecay``: lr * decay_rate ** floor(n / decay_steps) is lr * gamma ** (n // step_size)."""
+    if entry.name != "paddle.fluid.dygraph.ExponentialDecay":
+        return entry
+    b = bind(entry, call)
+    arg = None if isinstance(b, Manual) else b.values.get("staircase")
+    if arg is None or literal(code_of(arg.value)) != ("ok", True):
+        return entry
+    e = copy.copy(entry)
+    e.target = "paddle.optimizer.lr.StepDecay"
+    e.args = dict(entry.args)
+    e.args["decay_steps"] = ArgSpec(rename="step_size")
+    e.args["decay_rate"] = ArgSpec(rename="gamma")
+    e.args["staircase"] = ArgSpec(drop=True)
+    return e
+
+
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """The decay constructor: the data rule when its stepping is rewritten too."""
+    entry = staircase_variant(entry, updated)
     d = plan(up).decisions.get(id(original))
     if d is None:  # not seen by the survey (should not happen)
         up.report_entry(original, entry, False, manual="its stepping could not be traced")
