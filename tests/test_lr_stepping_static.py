@@ -128,8 +128,16 @@ for i in range(3):
 EXTRA"""
     res = _fix(src.replace("EXTRA", ""))
     assert "    exe.run(feed={'x': xs[i]})\n    lr.step()\n" in res.code and "import math" in res.code
-    res = _fix(src.replace("EXTRA", "fluid.io.save_persistables(exe, 'ckpt')\n"))
+    res = _fix(src.replace("EXTRA", "fluid.io.load_persistables(exe, 'ckpt')\n"))
     assert not _stepped(res.code) and "may save or restore 1.8's step counter" in res.code
+    # a save does not run the program: same rates in this run, but the checkpoint lacks the
+    # counter, so the rewrite is unsafe (applied with --unsafe-fixes)
+    saving = src.replace("EXTRA", "fluid.io.save_persistables(exe, 'ckpt')\n")
+    res = _fix(saving)
+    assert not _stepped(res.code) and "apply with --unsafe-fixes" in res.code
+    assert "\n    lr.step()\n" in upgrade_source(saving, unsafe_fixes=True).code
+    res = _fix(src.replace("EXTRA", "fluid.io.save_params(exe, 'ckpt')\n"))
+    assert "\n    lr.step()\n" in res.code  # parameters only: 1.8 did not save the counter either
     res = _fix(src.replace("EXTRA", "prog = fluid.default_main_program()\n"))
     assert not _stepped(res.code) and "the default main program is used beyond exe.run()" in res.code
 

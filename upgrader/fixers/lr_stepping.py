@@ -73,7 +73,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from upgrader.args import Manual, bind, code_of, literal, map_call
+from upgrader.args import Bound, Manual, bind, code_of, literal, map_call
 from upgrader.names import FastVisitor
 from upgrader.rulebook import ArgSpec
 
@@ -131,6 +131,8 @@ class _Survey(FastVisitor):
         self.params: set = set()                                   # (name, scope) parameters
         self.dataset_runs: List[cst.Call] = []                     # exe.train_from_dataset(...)
         self.counters: List[cst.Call] = []                         # other readers of the counter
+        self.saved: List[Tuple[cst.Name, cst.Call, object]] = []    # programs given to a checkpoint save
+        self.default_saved: List[cst.Call] = []                      # the same, of the default program
         self.io_calls: List[cst.Call] = []
         self.default_calls: List[cst.Call] = []                    # default_main_program()
 
@@ -333,6 +335,10 @@ class _Survey(FastVisitor):
         elif entry is not None and _is_optimizer(entry):
             self.opt_scope[id(node)] = scope
             b = bind(entry, node)
+            if isinstance(b, Manual) and not _is_legacy(self.up, node.func):  # today's optimizer
+                a = next((x for i, x in enumerate(node.args) if (x.keyword is None and i == 0)
+                          or (x.keyword is not None and x.keyword.value == "learning_rate")), None)
+                b = Bound({"learning_rate": a} if a is not None else {}, [])
             if not isinstance(b, Manual):
                 a = b.values.get("learning_rate")
                 if a is not None and isinstance(a.value, cst.Name):
@@ -377,9 +383,26 @@ class _Survey(FastVisitor):
                 self.parallel.append(node)
         elif name in COUNTERS:
             self.counters.append(node)
+        elif name in SAVES_WITHOUT_COUNTER or name in SAVES_WITH_COUNTER:
+            b = bind(entry, node)  # saving reads the program, it does not run it
+            if isinstance(b, Manual):  # today's spelling (save_vars(..., predicate=...)): by position
+                pos = 0 if name == "paddle.fluid.save" else 4 if name.endswith("inference_model") else 2
+                a = next((x for i, x in enumerate(node.args) if (x.keyword is None and i == pos) or (
+                    x.keyword is not None and x.keyword.value in ("main_program", "program"))), None)
+            else:
+                a = b.values.get("main_program") or b.values.get("program")
+            if a is None or (isinstance(a.value, cst.Name) and a.value.value == "None"):
+                if name in SAVES_WITH_COUNTER:
+                    self.default_saved.append(node)  # the default main program's persistables
+            elif isinstance(a.value, cst.Name):
+                self.skip.add(id(a.value))
+                if name in SAVES_WITH_COUNTER:
+                    self.saved.append((a.value, node, self.scopes[-1]))
+            else:
+                self.io_calls.append(node)  # a program expression: not followed
         elif name == DEFAULT_MAIN:
             self.default_calls.append(node)
-        elif name.startswith("paddle.fluid.io.") or name in ("paddle.fluid.save", "paddle.fluid.load"):
+        elif _io(name):
             self.io_calls.append(node)
 
     def visit_Name(self, node):
@@ -407,7 +430,48 @@ def _entry(up, func):
     base = up.imports.resolve_name(head)
     if base is None:
         return None
-    return up.rules.lookup(f"{base}.{rest}" if rest else base)
+    full = f"{base}.{rest}" if rest else base
+    e = up.rules.lookup(full)
+    if e is None and full.startswith(("paddle.static.", "paddle.optimizer.", "paddle.save")):
+        # already upgraded code around a decay left as it is (a re-check of fix's output,
+        # or a file fixed in part): today's spelling of the programs, executors and
+        # optimizers the plan follows
+        e = _modern(up.rules).get(full)
+    return e
+
+
+_MODERN: dict = {}
+
+
+def _modern(book) -> dict:
+    """Today's name -> the legacy entry, for the program, executor and optimizer entries
+    the plan reads (targets that more than one such entry maps to are left out)."""
+    got = _MODERN.get(book.digest)
+    if got is None:
+        wanted = {GUARD, SCOPE_GUARD, COMPILED, DEFAULT_MAIN, DEFAULT_STARTUP, *NEW_SCOPE,
+                  *EXECUTORS, *SAVES_WITH_COUNTER, *SAVES_WITHOUT_COUNTER}
+        seen: dict = {}
+        for e in book:
+            if e.target and (e.name in wanted or _is_optimizer(e) or _io(e.name)):
+                seen.setdefault(e.target, set()).add(e.name)
+        # several io entries share a target (save_vars, load_vars): read as one that saved
+        # the counter, else as a load (both keep the plan from stepping silently)
+        got = _MODERN[book.digest] = {
+            t: book.lookup(sorted(n, key=lambda x: (x not in SAVES_WITH_COUNTER, x))[0])
+            for t, n in seen.items() if len(n) == 1 or all(_io(x) for x in n)}
+    return got
+
+
+def _io(name: str) -> bool:
+    return name.startswith("paddle.fluid.io.") or name in ("paddle.fluid.save", "paddle.fluid.load")
+
+
+def _is_legacy(up, func) -> bool:
+    from upgrader.names import dotted_of
+    d = dotted_of(func)
+    head = d.partition(".")[0] if d else None
+    base = up.imports.resolve_name(head) if head else None
+    return bool(base) and base.startswith("paddle.fluid")
 
 
 def _is_optimizer(entry) -> bool:
@@ -431,6 +495,11 @@ RUN_KEYWORDS = ("feed", "fetch_list", "scope", "return_numpy", "use_program_cach
                 "feed_var_name", "fetch_var_name", "return_merged", "use_prune")
 COUNTERS = ("paddle.fluid.layers.autoincreased_step_counter",
             "paddle.fluid.layers.learning_rate_scheduler._decay_step_counter")
+#: checkpoint saves that take a program: 1.8 saved the decay's step counter (a persistable
+#: variable) with the persistables, not with the parameters or an inference model
+SAVES_WITH_COUNTER = ("paddle.fluid.io.save_persistables", "paddle.fluid.io.save_vars",
+                      "paddle.fluid.save")
+SAVES_WITHOUT_COUNTER = ("paddle.fluid.io.save_params", "paddle.fluid.io.save_inference_model")
 WARMUP = "paddle.fluid.layers.linear_lr_warmup"
 PIECEWISE = "paddle.fluid.layers.piecewise_decay"
 
@@ -902,6 +971,11 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
     # the program must not escape: 1.8 counted every run of it, and a checkpoint saved or
     # restored its step counter
     if prog[0] == "name":
+        for node, save, sc in v.saved:
+            if node.value == prog[1] and _resolve(v, prog[1], sc) == prog[2]:
+                d.fail(f"program `{prog[1]}` is saved with its persistables (`{_show(v, save)}`): "
+                       "1.8's checkpoint held the decay's step counter, today's does not (save "
+                       "and restore the scheduler's state_dict() next to it to resume)", status="unsafe")
         for sc, node in v.loads.get(prog[1], []):
             if _resolve(v, prog[1], sc) == prog[2] and id(node) not in v.attr_base:
                 return d.fail(f"program `{prog[1]}` is passed on (`{_show(v, node)}`), so its "
@@ -931,6 +1005,10 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             if id(c) not in v.attr_base:
                 return d.fail(f"the default main program is used beyond exe.run() "
                               f"(`{_show(v, c)}`): {advance}")
+        for c in v.default_saved:
+            d.fail(f"the default main program is saved with its persistables (`{_show(v, c)}`): "
+                   "1.8's checkpoint held the decay's step counter, today's does not (save and "
+                   "restore the scheduler's state_dict() next to it to resume)", status="unsafe")
         for c in v.io_calls:
             return d.fail(f"`{code_of(c.func)}()` may save or restore 1.8's step counter with "
                           f"the program: {advance}")
