@@ -8,6 +8,7 @@ static-mode insertion → imports scheduled and cleaned once at the end.
 from __future__ import annotations
 
 import ast
+import copy
 import contextlib
 import gc
 import os
@@ -815,6 +816,13 @@ class Upgrader(FastTransformer):
         if entry.safety == "manual" or not entry.target:
             self.report_entry(original, entry, False)
             return updated
+        why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
+        if why:  # an argument that makes this call's rewrite change results
+            entry = copy.copy(entry)
+            entry.safety, entry.note = "unsafe", why
+            if entry_override is not None:
+                entry_override = copy.copy(entry_override)
+                entry_override.safety = "unsafe"
         if not self.can_apply(entry, original):
             self.report_entry(original, entry, False)
             return updated
@@ -1003,3 +1011,24 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     if insert:
         module = fixers.static_mode.insert(up, module)
     return module
+
+
+def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
+    """The reason an argument passed to this call makes its rewrite unsafe (an
+    ``unsafe_if_set`` spec given a value other than the legacy default), or None."""
+    specs = [(n, s) for n, s in entry.args.items() if s.unsafe_if_set]
+    if not specs:
+        return None
+    from upgrader.args import Manual, bind, code_of, same_value
+    b = bind(entry, call)
+    if isinstance(b, Manual):
+        return None
+    for name, spec in specs:
+        arg = b.values.get(name)
+        if arg is None:
+            continue
+        p = entry.param(name)
+        if p is not None and p.has_default and same_value(code_of(arg.value), p.default):
+            continue
+        return f"{name}={code_of(arg.value)}: {spec.unsafe_if_set}"
+    return None

@@ -128,6 +128,8 @@ def arg_changes(e: Entry) -> List[str]:
             out.append(f"`{name}`: manual ({s.manual_if_set})")
         elif s.act:
             out.append(f"`{name}` → explicit activation call")
+        elif s.unsafe_if_set:
+            out.append(f"`{name}`: unsafe when set ({s.unsafe_if_set})")
         elif s.manual_values:
             out.append(f"`{name}`: manual for {', '.join(s.manual_values)} or a non-literal value")
         elif s.wrap:
