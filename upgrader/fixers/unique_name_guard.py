@@ -1,0 +1,58 @@
+"""PU103 unique-name-guard: ``unique_name.guard()`` no longer makes ``fc`` names repeat.
+
+What it does
+    Rewrites ``fluid.unique_name.guard()`` to ``paddle.utils.unique_name.guard()`` as its
+    rule says, except in a module that opens the guard more than once and builds
+    ``fluid.layers.fc`` layers: there the rewrite is unsafe (``--unsafe-fixes``).
+
+Why is this bad?
+    A common 1.8 pattern builds the training and the evaluation program each inside its
+    own ``unique_name.guard()``, so that both get the same automatic parameter names
+    (``fc_0.w_0``) and the evaluation program reads the trained weights. On Paddle 3's
+    default (PIR) programs ``paddle.static.nn.fc`` (what ``layers.fc`` becomes) numbers
+    its layers with a counter the guard does not reset: the second program's parameters
+    are ``fc_1.w_0`` and running it fails with "Cannot find fc_1.b_0 in scope" (checked
+    on 3.3.1). Layer classes (``paddle.nn.Conv2D``, ``paddle.nn.BatchNorm``, what the
+    other layer functions become) are still named from the guard's counter.
+
+Example
+    Two ``with fluid.unique_name.guard():`` blocks, each building ``fluid.layers.fc``
+    into its own program, are reported; give the fc layers explicit parameter names
+    (``weight_attr=paddle.ParamAttr(name='fc_0.w_0')``, ``bias_attr=...``) so both
+    programs share them.
+
+Fix safety
+    Unsafe in such modules (the names and what is shared change), safe elsewhere.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+import libcst as cst
+
+CODE = "PU103"
+STRUCTURAL = ("unique-name-guard",)
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if _shares_fc_names(up):
+        use = copy.copy(entry)
+        use.safety = "unsafe"
+        use.code = CODE
+        use.note = ("this module opens unique_name.guard() more than once and builds "
+                    "layers.fc: on Paddle 3 (PIR) paddle.static.nn.fc numbers its parameters "
+                    "with a counter the guard does not reset, so programs built in separate "
+                    "guards no longer share fc weights by name (the second gets fc_1.w_0): "
+                    "name the fc parameters explicitly with ParamAttr(name=...)")
+        return up.apply_entry(original, updated, use)
+    return up.apply_entry(original, updated, entry)
+
+
+def _shares_fc_names(up) -> bool:
+    got = up.__dict__.get("_fc_guards")
+    if got is None:
+        src = up.source
+        got = up._fc_guards = (len(re.findall(r"\bunique_name\s*\.\s*guard\s*\(", src)) > 1
+                               and re.search(r"\bfc\s*\(", src) is not None)
+    return got
