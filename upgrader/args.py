@@ -207,7 +207,8 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
         for idx, (kw, _, orig) in enumerate(out):
             if orig is None or orig.keyword is not None:
                 break
-            if idx < len(tpos) and tpos[idx] == kw:
+            spec = entry.args.get(kw)
+            if (idx < len(tpos) and tpos[idx] == kw) or (spec is not None and spec.positional_only):
                 positional_ok.append(kw)
             else:
                 break
@@ -263,6 +264,8 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
             if default is not None and same_value(src, default):
                 return None
             return Manual(f"{pname}={src}: {spec.manual_if_set}")
+        if spec.positional_only and arg.keyword is not None:
+            return Manual(f"{pname}={src} by keyword: {spec.positional_only}")
         if spec.manual_values:
             kind, _ = literal(src)
             if kind != "ok":

@@ -32,7 +32,7 @@ SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
-            "unsafe_if_set"}
+            "unsafe_if_set", "positional_only"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
@@ -68,6 +68,7 @@ class ArgSpec:
     wrap_if_default: Optional[str] = None
     manual_values: Optional[Dict[str, str]] = None
     unsafe_if_set: Optional[str] = None
+    positional_only: Optional[str] = None
 
 
 @dataclass

@@ -70,3 +70,9 @@ def isfinite(x):
 
 
 _lazy.attach(globals())
+
+
+@legacy("paddle.fluid.layers.meshgrid", "paddle.fluid.layers.nn.meshgrid", replacement="paddle.meshgrid")
+def meshgrid(input, name=None):
+    """1.x ``meshgrid(input)``: the tensors as one list ('ij' indexing), a list of grids."""
+    return paddle.meshgrid(list(input))
