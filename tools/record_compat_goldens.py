@@ -595,6 +595,35 @@ def build():
     return [loss, sm, g, fluid.default_main_program().global_block().var('w')]
 out = static_run(build, {'x': X, 'y': Y, 'm': M}, runs=2)
 '''),
+    ("int_division_dygraph", '''
+A = np.array([7, -7, 9, -5, 0], 'int64')
+B = np.array([2, 2, -4, 3, -3], 'int64')
+F = np.array([2.5, 2.0, -4.0, 3.0, 1.5], 'float32')
+def f():
+    t = fluid.dygraph.to_variable
+    rows = []
+    for dt in ('int64', 'int32'):
+        a, b = t(A.astype(dt)), t(B.astype(dt))
+        rows += [fluid.layers.elementwise_div(a, b), a / b, a / 2, a / 2.5, 7 / b, a // b, a % b,
+                 fluid.layers.elementwise_floordiv(a, b), fluid.layers.elementwise_mod(a, b)]
+    rows.append(t(F) % t(np.array([2.0, 2.0, -4.0, 3.0, 1.0], 'float32')))
+    return rows
+out = dy(f)
+'''),
+    ("int_division_static", '''
+A = np.array([7, -7, 9, -5, 0], 'int64')
+B = np.array([2, 2, -4, 3, -3], 'int64')
+F = np.array([2.5, 2.0, -4.0, 3.0, 1.5], 'float32')
+def build():
+    a = fluid.data('a', [5], 'int64')
+    b = fluid.data('b', [5], 'int64')
+    fa = fluid.data('f', [5], 'float32')
+    a32, b32 = fluid.layers.cast(a, 'int32'), fluid.layers.cast(b, 'int32')
+    return [fluid.layers.elementwise_div(a, b), a / b, a / 2, a / 2.5, 7 / b, a // b, a % b,
+            fluid.layers.elementwise_floordiv(a, b), fluid.layers.elementwise_mod(a, b),
+            fluid.layers.elementwise_div(a32, b32), a32 / b32, a32 / 3, a / fa, fa / b]
+out = static_run(build, {'a': A, 'b': B, 'f': F})
+'''),
 ]
 
 

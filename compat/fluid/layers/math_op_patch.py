@@ -1,4 +1,95 @@
-"""``paddle.fluid.layers.math_op_patch`` (1.8): generated from the rule database."""
+"""``paddle.fluid.layers.math_op_patch`` (1.8).
+
+1.x's operators on Variables (static ``Variable`` and dygraph ``VarBase``) cast the right
+operand to the left operand's dtype (a Python number became a constant of that dtype, a
+float truncated to an integer) and ran the elementwise op in that dtype. For integer
+tensors that made ``/`` an integer division truncating toward zero (``int64 [7, -7] / 2``
+gave ``[3, -3]``), ``//`` truncating too and ``%`` the remainder of that division (sign
+of the dividend); today ``/`` gives the float32 quotient and ``//``/``%`` floor. The
+division operators of ``paddle.Tensor`` (dygraph) and ``paddle.pir.Value`` (static
+programs) follow 1.x for integer left operands; ``fluid.layers.elementwise_div``,
+``elementwise_floordiv`` and ``elementwise_mod`` on integers likewise (nn.py). Paddle's
+own modules keep today's operators. A right operand tensor of another dtype is cast to
+the left one's for these operators (1.x; a static program today refuses float / int). Everything else comes from the rule database.
+"""
+from __future__ import annotations
+
+import numbers
+import sys
+
+import paddle
+
 from compat import _lazy
+
+INT_DTYPES = (paddle.int64, paddle.int32, paddle.int16, paddle.int8, paddle.uint8)
+
+
+def _is_tensor(v):
+    return isinstance(v, (paddle.Tensor, paddle.pir.Value))
+
+
+def is_int(v) -> bool:
+    return _is_tensor(v) and v.dtype in INT_DTYPES
+
+
+def trunc_div(x, y):
+    """Integer division rounding toward zero (1.x's elementwise_div on integers)."""
+    q = paddle.floor_divide(x, y)
+    r = paddle.subtract(x, paddle.multiply(q, y))
+    zx = paddle.zeros([1], x.dtype)
+    inexact = paddle.not_equal(r, paddle.zeros([1], r.dtype))
+    signs = paddle.logical_xor(paddle.less_than(x, zx), paddle.less_than(y, paddle.zeros([1], y.dtype)))
+    return paddle.add(q, paddle.cast(paddle.logical_and(inexact, signs), q.dtype))
+
+
+def trunc_mod(x, y):
+    """Remainder of the truncating division (sign of the dividend), 1.x's integer %."""
+    return paddle.subtract(x, paddle.multiply(trunc_div(x, y), y))
+
+
+def _as_lhs(self, other, reverse):
+    """1.x: the other operand in the left operand's dtype (numbers become constants)."""
+    if _is_tensor(other):
+        return other if other.dtype == self.dtype else paddle.cast(other, self.dtype)
+    value = int(other)  # fill_constant of an integer dtype truncates
+    if reverse:
+        return paddle.full_like(self, value)
+    return paddle.full([1], value, self.dtype)
+
+
+def _patched(orig, fn, reverse=False):
+    def op(self, other):
+        if not _is_tensor(self) or sys._getframe(1).f_globals.get("__name__", "").startswith("paddle."):
+            return orig(self, other)
+        if is_int(self) and (_is_tensor(other) or isinstance(other, numbers.Real)):
+            other = _as_lhs(self, other, reverse)
+            return fn(other, self) if reverse else fn(self, other)
+        if _is_tensor(other) and other.dtype != self.dtype:  # float / int tensor
+            other = paddle.cast(other, self.dtype)
+        return orig(self, other)
+    op.__name__ = getattr(orig, "__name__", "op")
+    op.__doc__ = getattr(orig, "__doc__", None)
+    return op
+
+
+_OPS = (("__truediv__", trunc_div, False), ("__div__", trunc_div, False),
+        ("__rtruediv__", trunc_div, True), ("__rdiv__", trunc_div, True),
+        ("__floordiv__", trunc_div, False), ("__mod__", trunc_mod, False))
+
+_installed = []
+
+
+def install() -> None:
+    if _installed:
+        return
+    _installed.append(True)
+    for cls in (paddle.Tensor, paddle.pir.Value):
+        for name, fn, reverse in _OPS:
+            orig = getattr(cls, name, None)
+            if orig is not None:
+                setattr(cls, name, _patched(orig, fn, reverse))
+
+
+install()
 
 _lazy.attach(globals())

@@ -15,6 +15,7 @@ import paddle.nn.initializer as I
 
 from compat import _lazy
 from compat._runtime import legacy, manual_error
+from compat.fluid.layers import math_op_patch
 from compat.fluid.layers._helper import (apply_act, create_parameter, layer_name, prod,
                                          shape_of)
 
@@ -312,15 +313,25 @@ def _elementwise(kind, fn):
     return _nn(name)(op)
 
 
+def _int_aware(fn, int_fn):
+    """1.x ran the op in the inputs' dtype: on integers division and remainder truncate
+    toward zero (math_op_patch.trunc_div)."""
+    def call(x, y):
+        if math_op_patch.is_int(x) and math_op_patch.is_int(y) and x.dtype == y.dtype:
+            return int_fn(x, y)
+        return fn(x, y)
+    return call
+
+
 elementwise_add = _elementwise("add", paddle.add)
 elementwise_sub = _elementwise("sub", paddle.subtract)
 elementwise_mul = _elementwise("mul", paddle.multiply)
-elementwise_div = _elementwise("div", paddle.divide)
+elementwise_div = _elementwise("div", _int_aware(paddle.divide, math_op_patch.trunc_div))
 elementwise_max = _elementwise("max", paddle.maximum)
 elementwise_min = _elementwise("min", paddle.minimum)
 elementwise_pow = _elementwise("pow", paddle.pow)
-elementwise_mod = _elementwise("mod", paddle.remainder)
-elementwise_floordiv = _elementwise("floordiv", paddle.floor_divide)
+elementwise_mod = _elementwise("mod", _int_aware(paddle.remainder, math_op_patch.trunc_mod))
+elementwise_floordiv = _elementwise("floordiv", _int_aware(paddle.floor_divide, math_op_patch.trunc_div))
 
 
 @_nn("mul", replacement="paddle.matmul on paddle.flatten'ed inputs")
