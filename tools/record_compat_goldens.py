@@ -624,6 +624,31 @@ def build():
             fluid.layers.elementwise_div(a32, b32), a32 / b32, a32 / 3, a / fa, fa / b]
 out = static_run(build, {'a': A, 'b': B, 'f': F})
 '''),
+    ("reduce_int_dtypes_dygraph", '''
+X = np.array([[1, 0, 5], [3, 4, -2]])
+def f():
+    rows = []
+    for dt in ('int32', 'int64'):
+        x = fluid.dygraph.to_variable(X.astype(dt))
+        for fn in (fluid.layers.reduce_sum, fluid.layers.reduce_prod, fluid.layers.reduce_max,
+                   fluid.layers.reduce_min, fluid.layers.reduce_mean):
+            rows += [fn(x), fn(x, dim=0), fn(x, dim=1, keep_dim=True)]
+    b = fluid.dygraph.to_variable(X > 0)
+    rows += [fluid.layers.reduce_all(b, dim=0), fluid.layers.reduce_any(b)]
+    return rows
+out = dy(f)
+'''),
+    ("reduce_int_dtypes_static", '''
+X = np.array([[1, 0, 5], [3, 4, -2]], 'int32')
+def build():
+    x = fluid.data('x', [2, 3], 'int32')
+    rows = []
+    for fn in (fluid.layers.reduce_sum, fluid.layers.reduce_prod, fluid.layers.reduce_max,
+               fluid.layers.reduce_min, fluid.layers.reduce_mean):
+        rows += [fn(x), fn(x, dim=0), fn(x, dim=1, keep_dim=True)]
+    return rows
+out = static_run(build, {'x': X})
+'''),
 ]
 
 

@@ -23,7 +23,7 @@ __all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_nor
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale"]
+           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale", "reduce_sum"]
 
 
 def _nn(name, replacement=None):
@@ -332,6 +332,24 @@ elementwise_min = _elementwise("min", paddle.minimum)
 elementwise_pow = _elementwise("pow", paddle.pow)
 elementwise_mod = _elementwise("mod", _int_aware(paddle.remainder, math_op_patch.trunc_mod))
 elementwise_floordiv = _elementwise("floordiv", _int_aware(paddle.floor_divide, math_op_patch.trunc_div))
+
+
+_rule_reduce_sum = []
+
+
+@legacy("paddle.fluid.layers.reduce_sum", "paddle.fluid.layers.nn.reduce_sum",
+        warn=False)  # the rule-built function below warns
+def reduce_sum(input, dim=None, keep_dim=False, name=None):
+    """The rule database's ``paddle.sum`` (shape [1] for full reductions), in the input's
+    dtype for int32 as in 1.8 (today's sum of int32 is int64)."""
+    if not _rule_reduce_sum:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.reduce_sum")
+        _rule_reduce_sum.append(_wrap._make_function(e, _wrap.resolve(e.target)))
+    out = _rule_reduce_sum[0](input, dim, keep_dim, name)
+    if getattr(input, "dtype", None) == paddle.int32 and out.dtype != paddle.int32:
+        out = paddle.cast(out, paddle.int32)
+    return out
 
 
 @_nn("mul", replacement="paddle.matmul on paddle.flatten'ed inputs")
