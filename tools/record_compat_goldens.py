@@ -649,6 +649,25 @@ def build():
     return rows
 out = static_run(build, {'x': X})
 '''),
+    ("matmul_1d_vectors_dygraph", '''
+V = np.arange(4, dtype='float32')
+M = np.arange(8, dtype='float32').reshape(2, 4)
+def f():
+    t = fluid.dygraph.to_variable
+    v, m = t(V), t(M)
+    return [fluid.layers.matmul(v, v), fluid.layers.matmul(v, v, alpha=2.0), fluid.layers.matmul(m, v),
+            fluid.layers.matmul(v, m, transpose_y=True)]
+out = dy(f)
+'''),
+    ("matmul_1d_vectors_static", '''
+V = np.arange(4, dtype='float32')
+M = np.arange(8, dtype='float32').reshape(2, 4)
+def build():
+    v = fluid.data('v', [4], 'float32')
+    m = fluid.data('m', [2, 4], 'float32')
+    return [fluid.layers.matmul(v, v), fluid.layers.matmul(v, v, alpha=2.0), fluid.layers.matmul(m, v)]
+out = static_run(build, {'v': V, 'm': M})
+'''),
 ]
 
 
