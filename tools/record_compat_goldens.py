@@ -668,6 +668,36 @@ def build():
     return [fluid.layers.matmul(v, v), fluid.layers.matmul(v, v, alpha=2.0), fluid.layers.matmul(m, v)]
 out = static_run(build, {'v': V, 'm': M})
 '''),
+    ("all_parameters_without_global_vars_static", '''
+import os, shutil, tempfile
+def names(vs):
+    return np.array(sorted(v.name for v in vs))
+def f(decay):
+    main, start = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, start):
+        with fluid.unique_name.guard():
+            x = fluid.layers.data(name='x', shape=[2], dtype='float32')
+            h = fluid.layers.fc(x, 3, param_attr=fluid.ParamAttr(trainable=False))
+            h = fluid.layers.batch_norm(h)
+            p = fluid.layers.create_parameter([3], 'float32', name='myp')
+            loss = fluid.layers.mean(h * p)
+            fluid.layers.create_global_var(shape=[1], value=0.0, dtype='float32', persistable=True, name='gstep')
+            lr = fluid.layers.piecewise_decay(boundaries=[2], values=[0.1, 0.01]) if decay else 0.1
+            opt = fluid.optimizer.Adam(lr) if decay else fluid.optimizer.SGD(lr)
+            opt.minimize(loss)
+    test = main.clone(for_test=True)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(start)
+        d = tempfile.mkdtemp()
+        fluid.io.save_params(exe, d, main_program=main)
+        saved = np.array(sorted(os.listdir(d)))
+        shutil.rmtree(d)
+    return [names(main.global_block().all_parameters()), names(main.all_parameters()),
+            names(fluid.io.get_program_parameter(main)), names(test.all_parameters()), saved]
+out = f(True) + f(False)
+'''),
 ]
 
 

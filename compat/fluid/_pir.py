@@ -172,21 +172,57 @@ def _set_seed(self, seed):
         paddle.seed(int(seed))
 
 
-_global_var_names = set()  # create_global_var's parameters (not 1.x parameters)
-
-
-def mark_global_var(value) -> None:
+def mark_not_parameter(value, program=None) -> None:
+    """A persistable PIR parameter that 1.x did not make a ``Parameter``
+    (``create_global_var``'s variables, the optimizers' learning-rate variables): left
+    out of ``all_parameters()``, ``get_program_parameter`` and ``save_params``."""
+    if program is None:
+        program = paddle.static.default_main_program()
+    names = getattr(program, "_compat_not_params", None)
+    if names is None:
+        names = program._compat_not_params = set()
     try:
-        _global_var_names.add(value.name)
+        names.add(value.name)
     except Exception:  # pragma: no cover
         pass
 
 
+def mark_global_var(value) -> None:
+    mark_not_parameter(value)
+
+
+def not_parameters(program) -> set:
+    """Names of *program*'s (or its clone source's) non-1.x parameters."""
+    out = set()
+    while program is not None:
+        out |= getattr(program, "_compat_not_params", set())
+        program = getattr(program, "_compat_source", None)
+    return out
+
+
+def is_parameter(value) -> bool:
+    """1.x ``isinstance(var, Parameter)`` for a PIR value of a static program."""
+    try:
+        op = value.get_defining_op()
+        if op.name() != "builtin.parameter":
+            return False
+        return value.name not in not_parameters(op.get_parent_block().program)
+    except Exception:
+        return False
+
+
+_orig_block_all_parameters = pir.Block.all_parameters
+
+
+def _block_all_parameters(self):
+    """1.x ``Block.all_parameters()``: real parameters only."""
+    skip = not_parameters(self.program)
+    return [p for p in _orig_block_all_parameters(self) if p.name not in skip]
+
+
 def _all_parameters(self):
-    """1.x ``Program.all_parameters()``: without ``create_global_var``'s variables
-    (PIR makes them non-trainable parameters)."""
-    return [p for p in self.global_block().all_parameters()
-            if p.name not in _global_var_names]
+    """1.x ``Program.all_parameters()``."""
+    return self.global_block().all_parameters()
 
 
 _installed = False
@@ -200,8 +236,8 @@ def install() -> None:
     pir.Value.name = property(_get_name, _set_name)
     pir.Program.clone = _clone
     # 1.x Program/Block accessors that PIR programs lack
-    if not hasattr(pir.Program, "all_parameters"):
-        pir.Program.all_parameters = _all_parameters
+    pir.Program.all_parameters = _all_parameters
+    pir.Block.all_parameters = _block_all_parameters
     if not hasattr(pir.Program, "block"):
         pir.Program.block = lambda self, index=0: self.global_block() if index == 0 else self.blocks[index]
     if not hasattr(pir.Block, "var"):

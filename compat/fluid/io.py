@@ -59,10 +59,8 @@ def _program(main_program):
 
 
 def _is_parameter(value) -> bool:
-    try:
-        return value.get_defining_op().name() == "builtin.parameter"
-    except Exception:
-        return False
+    from compat.fluid import _pir
+    return _pir.is_parameter(value)
 
 
 def _persistable_values(program):

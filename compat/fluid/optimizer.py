@@ -93,6 +93,9 @@ class _Legacy(object):
                                         no_grad_set=no_grad_set)
         finally:
             self._grad_clip = self._legacy_clip
+            lr_var = getattr(self, "_learning_rate_map", {}).get(program)
+            if isinstance(lr_var, paddle.pir.Value):  # 1.x: a global variable, no Parameter
+                _pir.mark_not_parameter(lr_var, program)
 
     def backward(self, loss, startup_program=None, parameter_list=None, no_grad_set=None,
                  callbacks=None, parameters=None):
