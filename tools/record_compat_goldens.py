@@ -698,6 +698,38 @@ def f(decay):
             names(fluid.io.get_program_parameter(main)), names(test.all_parameters()), saved]
 out = f(True) + f(False)
 '''),
+    ("auc_accumulates_static", '''
+P = rng.uniform(0, 1, (4, 6, 1)).astype('float32')
+L = rng.randint(0, 2, (4, 6, 1)).astype('int64')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        p = fluid.layers.data(name='p', shape=[1], dtype='float32')
+        label = fluid.layers.data(name='label', shape=[1], dtype='int64')
+        two = fluid.layers.concat([1.0 - p, p], axis=1)
+        a, b, states = fluid.layers.auc(input=two, label=label, num_thresholds=7, slide_steps=2)
+        a2, b2, _ = fluid.layers.auc(input=two, label=label)
+params = np.array(len(main.global_block().all_parameters()))
+scope = fluid.Scope()
+out = [params]
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    for i in range(4):
+        out += exe.run(main, feed={'p': P[i], 'label': L[i]}, fetch_list=[a, b] + states + [a2, b2])
+'''),
+    ("auc_dygraph", '''
+P = rng.uniform(0, 1, (2, 6, 1)).astype('float32')
+L = rng.randint(0, 2, (2, 6, 1)).astype('int64')
+def f():
+    t = fluid.dygraph.to_variable
+    rows = []
+    for i in range(2):
+        a, b, states = fluid.layers.auc(t(np.concatenate([1 - P[i], P[i]], 1)), t(L[i]), num_thresholds=7)
+        rows += [a, b] + states
+    return rows
+out = dy(f)
+'''),
 ]
 
 

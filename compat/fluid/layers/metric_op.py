@@ -1,4 +1,56 @@
-"""``paddle.fluid.layers.metric_op`` (1.8): generated from the rule database."""
+"""``paddle.fluid.layers.metric_op`` (1.8).
+
+Hand-written: ``auc``. 1.8 kept the positive/negative histograms of ``auc`` in four
+persistable int64 variables (created zero by the startup program) that each run of the
+program updated: the global AUC accumulates over every ``Executor.run``, the batch AUC
+covers the last ``slide_steps`` batches (a ring of histograms whose last slot counts the
+batches), and it returned ``(auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos,
+stat_neg])``. ``paddle.static.auc`` on today's PIR programs starts from zeros at every run
+and returns ``(auc, stat_pos, stat_neg)``; here the same ``auc`` kernel runs on
+persistable variables and writes its updated histograms back into them. In dygraph each
+call starts from zero histograms, as 1.8's did. Everything else comes from the rule
+database.
+"""
+from __future__ import annotations
+
+import paddle
+
 from compat import _lazy
+from compat._runtime import legacy, quiet
+
+__all__ = ["auc"]
+
+
+def _stat_vars(shapes):
+    if paddle.in_dynamic_mode():
+        return [paddle.zeros(s, "int64") for s in shapes]
+    from compat.fluid import unique_name
+    from compat.fluid.layers.tensor import create_global_var
+    with quiet():
+        return [create_global_var(s, 0, "int64", persistable=True,
+                                  name=unique_name.generate("_generated_var")) for s in shapes]
+
+
+@legacy("paddle.fluid.layers.auc", "paddle.fluid.layers.metric_op.auc",
+        replacement="paddle.metric.Auc (accumulated on the host)")
+def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_steps=1):
+    from paddle import _C_ops
+    buckets = num_thresholds + 1
+    stats = _stat_vars([[(1 + slide_steps) * buckets + 1]] * 2 + [[1, buckets]] * 2)
+    if label.dtype != paddle.int64:
+        label = paddle.cast(label, "int64")
+    weight = paddle.full([1, 1], 1.0, "float32")
+    batch_auc, bpos, bneg = _C_ops.auc(input, label, stats[0], stats[1], weight, curve,
+                                       num_thresholds, slide_steps)
+    global_auc, gpos, gneg = _C_ops.auc(input, label, stats[2], stats[3], weight, curve,
+                                        num_thresholds, 0)
+    new = [bpos, bneg, gpos, gneg]
+    if paddle.in_dynamic_mode():
+        stats = new
+    else:
+        for src, dst in zip(new, stats):
+            paddle.assign(src, output=dst)
+    return paddle.reshape(global_auc, [1]), paddle.reshape(batch_auc, [1]), stats  # 1.x: [1]
+
 
 _lazy.attach(globals())
