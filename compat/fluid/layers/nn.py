@@ -337,13 +337,15 @@ elementwise_floordiv = _elementwise("floordiv", _int_aware(paddle.floor_divide, 
 _rule_reduce_sum = []
 
 
-@legacy("paddle.fluid.layers.reduce_sum", "paddle.fluid.layers.nn.reduce_sum",
-        warn=False)  # the rule-built function below warns
+@legacy("paddle.fluid.layers.reduce_sum", "paddle.fluid.layers.nn.reduce_sum", warn=False)
 def reduce_sum(input, dim=None, keep_dim=False, name=None):
     """The rule database's ``paddle.sum`` (shape [1] for full reductions), in the input's
     dtype for int32 as in 1.8 (today's sum of int32 is int64)."""
+    from compat import _runtime
+    if "paddle.fluid.layers.reduce_sum" not in _runtime._warned:  # at the caller's line
+        _runtime.warn_once("paddle.fluid.layers.reduce_sum", None, 3)
     if not _rule_reduce_sum:
-        from compat import _runtime, _wrap
+        from compat import _wrap
         e = _runtime.entry("paddle.fluid.layers.reduce_sum")
         _rule_reduce_sum.append(_wrap._make_function(e, _wrap.resolve(e.target)))
     out = _rule_reduce_sum[0](input, dim, keep_dim, name)
