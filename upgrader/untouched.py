@@ -247,6 +247,9 @@ def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, st
                 d = resolve(v.func)
                 if d is None and isinstance(v.func, ast.Name):
                     d = "local:" + v.func.id
+                elif d is None and isinstance(v.func, ast.Attribute) and v.func.attr == "state_dict" \
+                        and isinstance(v.func.value, ast.Name) and not v.args and not v.keywords:
+                    d = "state_dict:" + v.func.value.id
                 out.append((t.id, d or ""))
             else:
                 out.append((t.id, ""))

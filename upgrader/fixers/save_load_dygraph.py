@@ -55,9 +55,13 @@ def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> N
     if isinstance(t, cst.Name):
         d = None
         if isinstance(node.value, cst.Call):
-            d = up.resolve_dotted(node.value.func)
-            if d is None and isinstance(node.value.func, cst.Name):
-                d = "local:" + node.value.func.value  # a class of this module?
+            f = node.value.func
+            d = up.resolve_dotted(f)
+            if d is None and isinstance(f, cst.Name):
+                d = "local:" + f.value  # a class of this module?
+            elif d is None and isinstance(f, cst.Attribute) and f.attr.value == "state_dict" \
+                    and isinstance(f.value, cst.Name) and not node.value.args:
+                d = "state_dict:" + f.value.value  # `sd = model.state_dict()`
         out[t.value] = d or ""
 
 
@@ -117,6 +121,12 @@ def _is_legacy_layer(up, dotted: str) -> bool:
 
 
 def _suffix_for(up, state: cst.BaseExpression) -> Optional[str]:
+    if isinstance(state, cst.Name):  # `sd = model.state_dict()` earlier in the module
+        origin = _assignments(up).get(state.value) or ""
+        if not origin.startswith("state_dict:"):
+            return None
+        state = cst.Call(func=cst.Attribute(value=cst.Name(origin[len("state_dict:"):]),
+                                            attr=cst.Name("state_dict")))
     if not (isinstance(state, cst.Call) and isinstance(state.func, cst.Attribute)
             and state.func.attr.value == "state_dict" and isinstance(state.func.value, cst.Name)):
         return None
