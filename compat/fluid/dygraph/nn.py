@@ -241,9 +241,11 @@ class GroupNorm(Layer):
                  act=None, data_layout="NCHW", dtype="float32"):
         super().__init__()
         self._groups, self._epsilon, self._act, self._data_layout = groups, epsilon, act, data_layout
-        self.weight = self.create_parameter(attr=param_attr, shape=[channels], dtype=dtype,
+        # 1.8.5 built both with `attr or False`: no scale and no bias unless an attr is given
+        self.weight = self.create_parameter(attr=param_attr or False, shape=[channels], dtype=dtype,
                                             default_initializer=I.Constant(1.0))
-        self.bias = self.create_parameter(attr=bias_attr, shape=[channels], dtype=dtype, is_bias=True)
+        self.bias = self.create_parameter(attr=bias_attr or False, shape=[channels], dtype=dtype,
+                                          is_bias=True)
 
     def forward(self, input):
         out = F.group_norm(input, self._groups, epsilon=self._epsilon, weight=self.weight,
