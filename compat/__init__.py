@@ -75,10 +75,22 @@ def install() -> None:
     ``paddle.fluid`` available) and puts it in 1.x's default static-graph mode.
     """
     global _installed
+    import logging
     from compat import _finder
     _finder.install_alias_finder()
-    import paddle  # noqa: F401
-    import compat.fluid as fluid
+    # Paddle 3's import configures the root logger (a stderr handler, level INFO), which
+    # turns a script's later logging.basicConfig(...) into a no-op; 1.8 left it alone
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import warnings
+        with warnings.catch_warnings():  # Paddle 3's import-time notice about ccache
+            warnings.filterwarnings("ignore", message="No ccache found", category=UserWarning)
+            import paddle  # noqa: F401
+            import compat.fluid as fluid
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
     sys.modules.setdefault("paddle.fluid", fluid)
     paddle.fluid = fluid  # type: ignore[attr-defined]
     from compat import incubate_hapi  # 1.8's paddle.incubate.hapi (sampler, colour transforms)

@@ -105,8 +105,21 @@ def unavailable(requested: str, why: str = ""):
         warnings.warn("%s was requested but is not available%s; running on CPU instead "
                       "(devices here: %s). Set PADDLE_COMPAT_DEVICE=strict to make this an "
                       "error." % (requested, (" (" + reason + ")") if reason else "", exists),
-                      DeviceFallbackWarning, stacklevel=3)
+                      DeviceFallbackWarning, stacklevel=_user_stacklevel())
     return paddle.CPUPlace()
+
+
+_COMPAT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first caller outside the compat package (the user's
+    line), however many compat frames (wrappers, fluid.cuda_places -> device) lie between."""
+    import sys
+    frame, level = sys._getframe(1), 1  # the caller of this function is level 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_COMPAT_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _PlaceMeta(type):

@@ -31,7 +31,13 @@ class ParallelEnv(paddle.distributed.ParallelEnv):
 
     @property
     def dev_id(self):
-        return self.device_id
+        """1.8 read FLAGS_selected_gpus (default "0") on any build; today's device_id
+        is unset on a CPU-only build (AttributeError)."""
+        try:
+            return self.device_id
+        except AttributeError:
+            import os
+            return int(os.getenv("FLAGS_selected_gpus", "0").split(",")[0])
 
 
 class ParallelStrategy(object):

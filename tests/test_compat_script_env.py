@@ -1,0 +1,41 @@
+"""What a 1.8 script sets up around Paddle survives ``python -m compat``: its logging
+configuration (Paddle 3's import configures the root logger; 1.8's did not), the
+device-id query of ``fluid.dygraph.parallel.Env`` on a CPU-only build, and device warnings
+that point at the script's own line."""
+from _compat_support import explain, run_script
+
+LOGGING = '''
+import logging, os
+logging.basicConfig(filename=os.path.join(os.path.dirname(os.path.abspath(__file__)), "train.log"),
+                    level=logging.DEBUG, format="%(levelname)s %(message)s")
+import paddle.fluid as fluid
+logging.getLogger("train").debug("debug line")
+logging.getLogger("train").info("info line")
+'''
+
+
+def test_script_logging_config_is_kept(tmp_path):
+    proc = run_script(tmp_path, LOGGING)
+    assert proc.returncode == 0, explain(proc)
+    log = (tmp_path / "train.log").read_text()
+    assert "DEBUG debug line" in log and "INFO info line" in log
+    assert "info line" not in proc.stderr  # not also on Paddle's stderr handler
+
+
+def test_parallel_env_dev_id_on_cpu(tmp_path):
+    proc = run_script(tmp_path, '''
+import paddle.fluid as fluid
+print("DEV", fluid.dygraph.parallel.Env().dev_id, fluid.dygraph.ParallelEnv().dev_id)
+''')
+    assert proc.returncode == 0, explain(proc)
+    assert "DEV 0 0" in proc.stdout
+
+
+def test_device_fallback_warning_points_at_the_script(tmp_path):
+    proc = run_script(tmp_path, '''
+import paddle.fluid as fluid
+places = fluid.cuda_places()
+''', name="devices.py")
+    assert proc.returncode == 0, explain(proc)
+    lines = [l for l in proc.stderr.splitlines() if "DeviceFallbackWarning" in l]
+    assert lines and all("devices.py:3:" in l for l in lines), proc.stderr
