@@ -460,6 +460,22 @@ with fluid.scope_guard(scope):
     out = [train_out, ln_out, test_out, np.array(scope.find_var('m').get_tensor()),
            np.array(scope.find_var('v').get_tensor())]
 '''),
+    ("activation_params_dygraph", '''
+X = rng.uniform(-8, 8, size=(2, 3, 4, 4)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X)
+    return [fluid.layers.relu6(x, threshold=4.0), fluid.layers.hard_swish(x, threshold=5.0, scale=4.0, offset=2.0),
+            fluid.layers.relu6(x), fluid.layers.hard_swish(x), fluid.layers.adaptive_pool2d(x, [2, 3], pool_type='avg')]
+out = dy(f)
+'''),
+    ("activation_params_static", '''
+X = rng.uniform(-8, 8, size=(2, 3, 4, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [2, 3, 4, 4], 'float32')
+    return [fluid.layers.relu6(x, threshold=4.0), fluid.layers.hard_swish(x, threshold=5.0, scale=4.0, offset=2.0),
+            fluid.layers.adaptive_pool2d(x, 2, 'avg')]
+out = static_run(build, {'x': X})
+'''),
     ("scale_act_dygraph_ignored", '''
 X = rng.uniform(-2, 2, size=(2, 3)).astype('float32')
 def f():

@@ -42,16 +42,19 @@ Fix safety
 """
 from __future__ import annotations
 
+import copy
+
 import libcst as cst
 
 from upgrader.fixers import static_mode
 
-from upgrader.args import code_of, literal
+from upgrader.args import Manual, bind, code_of, literal
+from upgrader.rulebook import ArgSpec
 from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
 STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
-              "cumsum-flags", "flatten-axis")
+              "cumsum-flags", "flatten-axis", "adaptive-pool-type")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -59,6 +62,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return _cumsum(up, original, updated, entry)
     if entry.structural == "flatten-axis":
         return _flatten(up, original, updated, entry)
+    if entry.structural == "adaptive-pool-type":
+        return _adaptive_pool(up, original, updated, entry)
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -242,3 +247,25 @@ def unwrap_with_data_parallel(up, original: cst.Call, updated: cst.Call):
             isinstance(f.value, cst.Call) and id(f.value) in up.compiled_programs:
         return updated.func.value  # type: ignore[union-attr]
     return updated
+
+
+def _adaptive_pool(up, original, updated, entry):
+    """``adaptive_pool2d/3d(x, size, pool_type='avg')`` is today's adaptive_avg_pool: the
+    entry's mapping with that target (``require_index`` only exists for max pooling)."""
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        return up.apply_entry(original, updated, entry)
+    arg = bound.values.get("pool_type")
+    if arg is None or literal(code_of(arg.value)) != ("ok", "avg"):
+        return up.apply_entry(original, updated, entry)  # max (the default): the rule as is
+    ri = bound.values.get("require_index")
+    if ri is not None and literal(code_of(ri.value)) != ("ok", False):
+        up.report_entry(original, entry, False, manual=(
+            "require_index with pool_type='avg': 1.8 had no indices for average pooling"))
+        return updated
+    use = copy.copy(entry)
+    use.target = entry.target.replace("adaptive_max_pool", "adaptive_avg_pool")
+    use.args = dict(entry.args)
+    use.args["pool_type"] = ArgSpec(drop=True)
+    use.args["require_index"] = ArgSpec(drop=True)
+    return up.apply_entry(original, updated, use)

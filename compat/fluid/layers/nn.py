@@ -465,3 +465,31 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     if act is None or paddle.in_dynamic_mode():
         return out
     return apply_act(out, act)
+
+
+@_nn("adaptive_pool2d", replacement="paddle.nn.functional.adaptive_max_pool2d / adaptive_avg_pool2d")
+def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name=None):
+    """1.x ``adaptive_pool2d``: max (optionally with indices) or average pooling."""
+    if pool_type == "max":
+        return F.adaptive_max_pool2d(input, pool_size, return_mask=require_index)
+    if pool_type != "avg":
+        raise ValueError("Unknown pool_type: '%s'. It can only be 'max' or 'avg'." % pool_type)
+    if require_index:
+        raise ValueError('invalid setting \'require_index\' true when \'pool_type\' is \'avg\'.')
+    return F.adaptive_avg_pool2d(input, pool_size)
+
+
+@_nn("relu6", replacement="paddle.nn.functional.relu6")
+def relu6(x, threshold=6.0, name=None):
+    """1.x ``relu6``: min(max(0, x), threshold) for any threshold."""
+    if threshold == 6.0:
+        return F.relu6(x)
+    return paddle.clip(x, 0.0, float(threshold))
+
+
+@_nn("hard_swish", replacement="paddle.nn.functional.hardswish")
+def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, name=None):
+    """1.x ``hard_swish``: x * min(max(0, x + offset), threshold) / scale."""
+    if (threshold, scale, offset) == (6.0, 6.0, 3.0):
+        return F.hardswish(x)
+    return x * paddle.clip(x + float(offset), 0.0, float(threshold)) / float(scale)
