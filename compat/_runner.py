@@ -45,13 +45,21 @@ def run_script(path: str, argv) -> int:
     import compat
     here = os.path.dirname(os.path.dirname(os.path.abspath(compat.__file__)))
     sys.argv = [path] + list(argv)
+    # Paddle, the shim and the rule database are loaded before the script's directory
+    # leads the import path: a project module named like one of ours (upgrader.py,
+    # compat.py, dl.py ...) must not replace it, nor ours the project's later
     if sys.path:
-        sys.path[0] = os.path.dirname(script)
+        sys.path[0] = here
     else:
-        sys.path.insert(0, os.path.dirname(script))
+        sys.path.insert(0, here)
+    compat.install()
+    from compat import _runtime
+    _runtime.book()
+    for name in [n for n in sys.modules if n == "upgrader" or n.startswith("upgrader.")]:
+        del sys.modules[name]  # loaded once; the script may have an `upgrader` of its own
+    sys.path[0] = os.path.dirname(script)
     if here not in sys.path:  # keep compat/upgrader importable from a source checkout
         sys.path.append(here)
-    compat.install()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:

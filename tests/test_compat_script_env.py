@@ -39,3 +39,19 @@ places = fluid.cuda_places()
     assert proc.returncode == 0, explain(proc)
     lines = [l for l in proc.stderr.splitlines() if "DeviceFallbackWarning" in l]
     assert lines and all("devices.py:3:" in l for l in lines), proc.stderr
+
+
+def test_project_module_named_upgrader(tmp_path):
+    """The rule database is loaded before the script's directory leads the import path,
+    and the script's own `upgrader` module is the one it imports."""
+    (tmp_path / "upgrader.py").write_text("NAME = 'project'\n")
+    proc = run_script(tmp_path, '''
+import numpy as np
+import paddle.fluid as fluid
+import upgrader
+with fluid.dygraph.guard():
+    y = fluid.layers.sigmoid(fluid.dygraph.to_variable(np.zeros([2], "float32")))
+print("OUT", upgrader.NAME, y.numpy().tolist())
+''')
+    assert proc.returncode == 0, explain(proc)
+    assert "OUT project [0.5, 0.5]" in proc.stdout
