@@ -578,6 +578,8 @@ class Decision:
         self.status = "safe"          # safe | unsafe | manual | mapping
         self.reason = ""
         self.suppressed = False
+        self.hoist = None             # the statement an inline decay moves before
+        self.hoisted = None           # the scheduler built there
         self.optimizers: List[str] = []
 
     def fail(self, reason: str, status: str = "manual") -> "Decision":
@@ -663,14 +665,22 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     if entry.safety == "manual":
         d.status = "entry-manual"
         return d
+    inline = None  # the optimizer call it is written in (`Momentum(learning_rate=Decay(...))`)
+    if name is None and step_based and id(call) in v.inline_lr:
+        ocall = v.inline_lr[id(call)]
+        if v.target_of.get(id(ocall)) is not None and v.stmt_of.get(id(ocall)) is not None \
+                and not v.where[id(ocall)].loops:
+            inline, name = ocall, _fresh_name(up)
+            d.name = sched = name
+            advance = f"bind it (`{sched} = ...`), then call `{sched}.step()` after each minimize()"
     if name is None:
         return d.fail(f"not bound to a plain name, so it cannot be stepped: bind it (`lr = ...`), "
                       f"then {advance}" if step_based else
                       f"not bound to a plain name, so its epoch() calls cannot be traced: bind it "
                       f"(`lr = ...`), then {advance}")
-    if not _plain_binding(v, name, scope):
+    if inline is None and not _plain_binding(v, name, scope):
         return d.fail(f"`{name}` is rebound or declared global in this scope: {advance}")
-    stmt = v.stmt_of[id(call)]
+    stmt = v.stmt_of[id(call)] if inline is None else v.stmt_of[id(inline)]
     entry = staircase_variant(entry, call)
     mapped = map_call(entry, call, cst.parse_expression(entry.target))
     if isinstance(mapped, Manual):
@@ -695,7 +705,7 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
             return d.fail(f"`{name}.step()` only read the rate in 1.8 but advances it "
                           f"today: migrate by hand")
         return d.fail(f"`{name}.{method}()` has no traced counterpart: migrate by hand")
-    opts = v.lr_args.get((name, scope), [])
+    opts = [inline] if inline is not None else v.lr_args.get((name, scope), [])
     if step_based and not opts:
         return d.fail(f"no optimizer in this scope takes learning_rate={name}: {advance}")
     if step_based and len(opts) > 1:
@@ -743,6 +753,9 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
             p.after[id(s)] = (d, oname)
     for s in epoch_sites:
         p.epoch[id(s)] = d
+    if inline is not None and d.status in ("safe", "unsafe"):
+        d.hoist = stmt  # assigned to its new name just before the optimizer's statement
+        p.hoist[id(stmt)] = d
     return d
 
 
