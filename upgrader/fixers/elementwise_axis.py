@@ -71,14 +71,14 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             f"`{code_of(operands[0][1].value)}` would be evaluated twice in the rewrite and "
             f"cannot be moved before the statement here ({stmt}); assign it to a variable first"))
         return updated
-    names = {id(arg): _fresh_name(up, p) for p, arg in operands}
+    names = {id(arg): _fresh_name(up, f"elementwise_{p}") for p, arg in operands}
     replaced = updated.with_changes(args=[
         a.with_changes(value=cst.Name(names[id(a)])) if id(a) in names else a
         for a in updated.args])
     mapped = up.apply_entry(original, replaced, entry, entry_override=_override(entry, axis))
     if mapped is replaced:  # not applied (reported by apply_entry)
         return updated
-    pending = up.__dict__.setdefault("_elementwise_hoists", {})
+    pending = up.__dict__.setdefault("_hoists", {})
     pending.setdefault(id(stmt), []).extend(
         (names[id(arg)], arg.value) for p, arg in operands)
     return mapped
@@ -98,7 +98,7 @@ def _override(entry, axis):
 
 def leave_statement(up, original, updated):
     """The operands moved out of a rewritten call, assigned just before its statement."""
-    pending = up.__dict__.get("_elementwise_hoists")
+    pending = up.__dict__.get("_hoists")
     if not pending or id(original) not in pending:
         return updated
     assigns = [cst.SimpleStatementLine(body=[cst.Assign(
@@ -111,18 +111,29 @@ def leave_statement(up, original, updated):
     return cst.FlattenSentinel(assigns + nodes)
 
 
-def _fresh_name(up, param: str) -> str:
-    """``elementwise_x`` / ``elementwise_y`` (then ``_2``, ...): a name the module does not
-    spell anywhere."""
-    taken = up.__dict__.get("_elementwise_names")
+def _fresh_name(up, base: str) -> str:
+    """``base`` (then ``base_2``, ...): a name the module does not spell anywhere."""
+    taken = up.__dict__.get("_hoist_names")
     if taken is None:
-        taken = up._elementwise_names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", up.source))
-    base = f"elementwise_{param}"
+        taken = up._hoist_names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", up.source))
     for cand in [base] + [f"{base}_{i}" for i in range(2, 1000)]:
         if cand not in taken:
             taken.add(cand)
             return cand
     raise RuntimeError("no free name")  # pragma: no cover
+
+
+def hoist(up, call: cst.Call, value: cst.BaseExpression, base: str):
+    """Assign ``value`` (an argument of ``call``, already rewritten) to a fresh name in a
+    statement just before the one holding ``call``, where that keeps the order of
+    evaluation (see Fix safety): the name, or a short reason why not. For other fixers
+    whose rewrite reads an argument more than once."""
+    stmt = _hoist_statement(up, call)
+    if isinstance(stmt, str):
+        return None, stmt
+    name = _fresh_name(up, base)
+    up.__dict__.setdefault("_hoists", {}).setdefault(id(stmt), []).append((name, value))
+    return name, None
 
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)

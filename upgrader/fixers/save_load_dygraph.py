@@ -173,10 +173,15 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return updated
     path = _paren(_path_expr(bound.values["model_path"].value))
     simple = isinstance(path, (cst.Name, cst.SimpleString, cst.Attribute))
-    if not simple:
-        up.report_entry(original, entry, False, manual=(
-            "the path expression would be evaluated three times; assign it to a variable first"))
-        return updated
+    if not simple:  # read three times: assigned to a name before the statement
+        from upgrader.fixers.elementwise_axis import hoist
+        name, why = hoist(up, original, bound.values["model_path"].value, "model_path")
+        if name is None:
+            up.report_entry(original, entry, False, manual=(
+                f"the path expression would be evaluated three times and cannot be moved before "
+                f"the statement here ({why}); assign it to a variable first"))
+            return updated
+        path = cst.Name(name)
     up.needed_imports.add("os")
     new = fill("(paddle.load({p} + '.pdparams'), paddle.load({p} + '.pdopt') "
                "if os.path.exists({p} + '.pdopt') else None)", {"p": path})
