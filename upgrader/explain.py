@@ -151,8 +151,10 @@ def arg_changes(e: Entry) -> List[str]:
 SAFETY_TEXT = {
     "safe": "Safe: applied by `paddle-upgrade fix`; proven to compute what 1.8.5 computed.",
     "unsafe": "Unsafe: applied only with `--unsafe-fixes`; it changes something a user may rely on.",
-    "manual": "Manual: reported by `check`; `fix` leaves the code runnable and adds a "
-              "`# TODO(paddle-upgrade)` comment.",
+    "manual": "Manual: reported by `check`; `fix` leaves the call as it is, with a "
+              "`# TODO(paddle-upgrade)` comment above it, and keeps the legacy import it needs: "
+              "the file runs on Paddle 3 once the follow-up is done (or, unmodified, through "
+              "`python -m compat`).",
 }
 
 
