@@ -54,7 +54,7 @@ from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
 STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
-              "cumsum-flags", "flatten-axis", "adaptive-pool-type")
+              "cumsum-flags", "flatten-axis", "adaptive-pool-type", "increment-copy")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -64,6 +64,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return _flatten(up, original, updated, entry)
     if entry.structural == "adaptive-pool-type":
         return _adaptive_pool(up, original, updated, entry)
+    if entry.structural == "increment-copy":
+        return _increment(up, original, updated, entry)
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -268,4 +270,21 @@ def _adaptive_pool(up, original, updated, entry):
     use.args = dict(entry.args)
     use.args["pool_type"] = ArgSpec(drop=True)
     use.args["require_index"] = ArgSpec(drop=True)
+    return up.apply_entry(original, updated, use)
+
+
+def _increment(up, original, updated, entry):
+    """``increment(x, value, in_place=False)`` made a new variable: today's in-place
+    ``paddle.increment`` applied to a copy, ``paddle.increment(paddle.assign(x), value)``
+    (same dtype as x; ``x + value`` would turn an int counter into a float)."""
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        return up.apply_entry(original, updated, entry)
+    arg = bound.values.get("in_place")
+    if arg is None or literal(code_of(arg.value)) != ("ok", False):
+        return up.apply_entry(original, updated, entry)  # in place (or non-literal: the rule's)
+    use = copy.copy(entry)
+    use.args = dict(entry.args)
+    use.args["in_place"] = ArgSpec(drop=True)
+    use.args["x"] = ArgSpec(transform="paddle.assign({})")
     return up.apply_entry(original, updated, use)

@@ -228,3 +228,11 @@ class Switch(object):
 
 
 _lazy.attach(globals())
+
+
+@legacy("paddle.fluid.layers.increment", "paddle.fluid.layers.control_flow.increment",
+        replacement="paddle.increment")
+def increment(x, value=1.0, in_place=True):
+    """1.x ``increment``: adds ``value`` to the one-element ``x`` in place, or (in_place=False)
+    into a new variable of x's dtype, leaving x unchanged."""
+    return paddle.increment(x if in_place else paddle.assign(x), value)
