@@ -37,6 +37,16 @@ def _user_traceback(exc: BaseException, script: str) -> None:
     traceback.print_exception(type(exc), exc, start)
 
 
+def _children_get_the_shim(here: str) -> None:
+    """Python processes the script starts (multiprocessing spawn children, subprocess runs)
+    install compat on their first ``import paddle`` (compat/_autoload/sitecustomize.py)."""
+    autoload = os.path.join(here, "compat", "_autoload")
+    parts = [autoload, here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                if p and p not in (autoload, here)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(parts)
+    os.environ["PADDLE_COMPAT_CHILD"] = "1"
+
+
 def run_script(path: str, argv) -> int:
     script = os.path.abspath(path)
     if not os.path.exists(script):
@@ -55,6 +65,7 @@ def run_script(path: str, argv) -> int:
     compat.install()
     from compat import _runtime
     _runtime.book()
+    _children_get_the_shim(here)
     for name in [n for n in sys.modules if n == "upgrader" or n.startswith("upgrader.")]:
         del sys.modules[name]  # loaded once; the script may have an `upgrader` of its own
     sys.path[0] = os.path.dirname(script)

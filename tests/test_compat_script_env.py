@@ -55,3 +55,29 @@ print("OUT", upgrader.NAME, y.numpy().tolist())
 ''')
     assert proc.returncode == 0, explain(proc)
     assert "OUT project [0.5, 0.5]" in proc.stdout
+
+
+def test_spawned_children_and_subprocesses_get_the_shim(tmp_path):
+    """A multiprocessing 'spawn' child re-imports the script (`import paddle.fluid` at the
+    top) and a subprocess may run another 1.x script: both find paddle.fluid, as under 1.8."""
+    (tmp_path / "other.py").write_text(
+        "import paddle.fluid as fluid\nprint('OTHER', fluid.layers.relu is not None)\n")
+    proc = run_script(tmp_path, '''
+import multiprocessing as mp, subprocess, sys
+import numpy as np
+import paddle.fluid as fluid
+
+def work(q):
+    q.put(int(np.sum(np.arange(5))))
+
+if __name__ == "__main__":
+    q = mp.get_context("spawn").Queue()
+    p = mp.get_context("spawn").Process(target=work, args=(q,))
+    p.start(); r = q.get(timeout=120); p.join()
+    out = subprocess.run([sys.executable, "other.py"], capture_output=True, text=True).stdout
+    plain = subprocess.run([sys.executable, "-c", "import sys; print('PLAIN', 'paddle' in sys.modules)"],
+                           capture_output=True, text=True).stdout
+    print("SPAWN", r, p.exitcode, out.strip(), plain.strip())
+''')
+    assert proc.returncode == 0, explain(proc)
+    assert "SPAWN 10 0 OTHER True PLAIN False" in proc.stdout, proc.stdout
