@@ -267,13 +267,12 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
         if spec.positional_only and arg.keyword is not None:
             return Manual(f"{pname}={src} by keyword: {spec.positional_only}")
         if spec.manual_values:
-            kind, _ = literal(src)
-            if kind != "ok":
+            hit = _literal_key(spec.manual_values, src)
+            if hit is _NOT_LITERAL:
                 return Manual(f"{pname}={src} is not a literal, and the rewrite is manual for "
                               f"{', '.join(spec.manual_values)}")
-            for k, why in spec.manual_values.items():
-                if same_value(k, src):
-                    return Manual(f"{pname}={src}: {why}")
+            if hit is not None:
+                return Manual(f"{pname}={src}: {spec.manual_values[hit]}")
         if spec.drop:
             return None
         if spec.drop_if_default:
@@ -299,14 +298,12 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
             wraps.append((spec.wrap, {**(named or {}), "": _paren(value)}))
             return None
         if spec.values is not None:
-            kind, val = literal(src)
-            if kind != "ok":
+            hit = _literal_key(spec.values, src)
+            if hit is _NOT_LITERAL:
                 return Manual(f"{pname}={src} is not a literal; map its value by hand "
                               f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
-            for k, v in spec.values.items():
-                if same_value(k, src):
-                    value = cst.parse_expression(v)
-                    break
+            if hit is not None:
+                value = cst.parse_expression(spec.values[hit])
         if spec.transform:
             if spec.transform.count("{}") > 1 and not _simple(value):
                 return Manual(f"`{code_of(value)}` would be evaluated more than once in the "
@@ -314,6 +311,17 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
             value = fill(spec.transform, {**(named or {}), "": _paren(value)})
         newname = spec.rename or pname
     out.append((newname, value, arg))
+
+
+_NOT_LITERAL = object()
+
+
+def _literal_key(table: Dict[str, str], src: str):
+    """The key of ``table`` (literal source texts) equal to the literal ``src``, None when
+    none is, ``_NOT_LITERAL`` when ``src`` is not a literal."""
+    if literal(src)[0] != "ok":
+        return _NOT_LITERAL
+    return next((k for k in table if same_value(k, src)), None)
 
 
 _HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -421,7 +421,8 @@ def _all_params(params: cst.Parameters):
     return out
 
 
-def _entry(up, func):
+def _full_name(up, func) -> Optional[str]:
+    """The dotted name ``func`` resolves to through the module's imports, or None."""
     from upgrader.names import dotted_of
     d = dotted_of(func)
     if d is None:
@@ -430,7 +431,13 @@ def _entry(up, func):
     base = up.imports.resolve_name(head)
     if base is None:
         return None
-    full = f"{base}.{rest}" if rest else base
+    return f"{base}.{rest}" if rest else base
+
+
+def _entry(up, func):
+    full = _full_name(up, func)
+    if full is None:
+        return None
     e = up.rules.lookup(full)
     if e is None and full.startswith(("paddle.static.", "paddle.optimizer.", "paddle.save")):
         # already upgraded code around a decay left as it is (a re-check of fix's output,
@@ -467,11 +474,7 @@ def _io(name: str) -> bool:
 
 
 def _is_legacy(up, func) -> bool:
-    from upgrader.names import dotted_of
-    d = dotted_of(func)
-    head = d.partition(".")[0] if d else None
-    base = up.imports.resolve_name(head) if head else None
-    return bool(base) and base.startswith("paddle.fluid")
+    return (_full_name(up, func) or "").startswith("paddle.fluid")
 
 
 def _is_optimizer(entry) -> bool:
@@ -1126,14 +1129,8 @@ def _shifted_boundaries(call: cst.Call, shift: int, entry) -> cst.Call:
 
 def _fresh_name(up) -> str:
     """A name for an inline decay's scheduler that the module does not spell anywhere."""
-    taken = getattr(up, "_lr_names", None)
-    if taken is None:
-        taken = up._lr_names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", up.source))
-    for cand in ["lr", "lr_scheduler"] + [f"lr_scheduler_{i}" for i in range(2, 100)]:
-        if cand not in taken:
-            taken.add(cand)
-            return cand
-    raise RuntimeError("no free name")  # pragma: no cover
+    from upgrader.hoist import fresh_name
+    return fresh_name(up, "lr_scheduler", first="lr")
 
 
 def _run_scope(v: "_Survey", rcall: cst.Call, sc: int):

@@ -174,7 +174,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     path = _paren(_path_expr(bound.values["model_path"].value))
     simple = isinstance(path, (cst.Name, cst.SimpleString, cst.Attribute))
     if not simple:  # read three times: assigned to a name before the statement
-        from upgrader.fixers.elementwise_axis import hoist
+        from upgrader.hoist import hoist
         name, why = hoist(up, original, bound.values["model_path"].value, "model_path")
         if name is None:
             up.report_entry(original, entry, False, manual=(

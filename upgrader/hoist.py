@@ -1,0 +1,137 @@
+"""Moving an expression out of a call into a fresh name assigned just before its statement,
+for rewrites that read an argument more than once (``elementwise_*(axis)``'s operands,
+``load_dygraph``'s path).
+
+Only where that keeps Python's order of evaluation: the call sits in a plain expression,
+assignment or return statement of its own line, outside lambdas, comprehensions,
+conditional expressions and ``and``/``or``, not in a class body, and everything the
+statement evaluates before it is a name, attribute or literal (so no layer is built, and
+no parameter created, in a different order).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+
+def leave_statement(up, original, updated):
+    """The values moved out of a statement, assigned just before it (a statement hook,
+    registered by the fixers that hoist)."""
+    pending = up.__dict__.get("_hoists")
+    if not pending or id(original) not in pending:
+        return updated
+    assigns = [cst.SimpleStatementLine(body=[cst.Assign(
+        targets=[cst.AssignTarget(cst.Name(name))], value=value)])
+        for name, value in pending.pop(id(original))]
+    nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
+    # the statement's comments and blank lines stay above everything it became
+    assigns[0] = assigns[0].with_changes(leading_lines=nodes[0].leading_lines)
+    nodes[0] = nodes[0].with_changes(leading_lines=())
+    return cst.FlattenSentinel(assigns + nodes)
+
+
+def fresh_name(up, base: str, first: Optional[str] = None) -> str:
+    """``first`` (if given), then ``base``, ``base_2``, ...: a name the module does not
+    spell anywhere and no other rewrite of this run has taken."""
+    taken = up.__dict__.get("_fresh_names")
+    if taken is None:
+        taken = up._fresh_names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", up.source))
+    for cand in ([first] if first else []) + [base] + [f"{base}_{i}" for i in range(2, 1000)]:
+        if cand not in taken:
+            taken.add(cand)
+            return cand
+    raise RuntimeError("no free name")  # pragma: no cover
+
+
+def add(up, stmt, pairs) -> None:
+    """Assign each ``(name, value)`` just before ``stmt`` (from :func:`statement_for`)."""
+    up.__dict__.setdefault("_hoists", {}).setdefault(id(stmt), []).extend(pairs)
+
+
+def hoist(up, call: cst.Call, value: cst.BaseExpression, base: str):
+    """Move ``value`` (an argument of ``call``, already rewritten) to a fresh name assigned
+    just before the statement holding ``call``: (the name, None), or (None, why not)."""
+    stmt = statement_for(up, call)
+    if isinstance(stmt, str):
+        return None, stmt
+    name = fresh_name(up, base)
+    add(up, stmt, [(name, value)])
+    return name, None
+
+
+_STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)
+
+
+def statement_for(up, call: cst.Call):
+    """The statement (original node) before which the arguments of ``call`` can be
+    assigned without changing what is evaluated first, or why not (a short reason)."""
+    if not up.stmt_stack:
+        return "it is not in a statement"
+    line = up.stmt_stack[-1][0]
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return "its statement shares a line with another or is a compound statement"
+    for node, _ in reversed(up.stmt_stack[:-1]):
+        if isinstance(node, cst.ClassDef):
+            return "in a class body the name would become a class attribute"
+        if isinstance(node, cst.FunctionDef):
+            break
+    small = line.body[0]
+    if not isinstance(small, _STATEMENTS) or getattr(small, "value", None) is None:
+        return f"it is in a {type(small).__name__} statement"
+    found = _before([small.value], call)  # an assignment's targets come after its value
+    if found is None:
+        return "it is evaluated conditionally or in another scope (lambda, comprehension, `if` expression, `and`/`or`, comparison)"
+    return line if found else "the statement evaluates a call or an operation before it"
+
+
+def _before(nodes, call) -> Optional[bool]:
+    """Walk ``nodes`` in evaluation order up to ``call``: True when only names, attributes
+    and literals were evaluated before it, False when something else was, None when the
+    call is not reached on a plain evaluation path."""
+    for node in nodes:
+        if node is call:
+            return True
+        if _contains(node, call):
+            parts = _parts(node)
+            if parts is None:
+                return None
+            return _before(parts, call)
+        if not _pure(node):
+            return False
+    return None
+
+
+def _parts(node) -> Optional[list]:
+    """The sub-expressions of ``node`` in the order Python evaluates them, or None for a
+    node that evaluates its parts conditionally or in another scope."""
+    if isinstance(node, cst.Call):
+        return [node.func] + [a.value for a in node.args]
+    if isinstance(node, cst.Attribute):
+        return [node.value]
+    if isinstance(node, cst.Subscript):
+        return [node.value] + [e.slice.value for e in node.slice
+                               if isinstance(e.slice, cst.Index)]
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [e.value for e in node.elements]
+    return None
+
+
+def _pure(node) -> bool:
+    """Evaluating it builds nothing: a name, an attribute chain of one, a literal."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _pure(node.value)
+    return False
+
+
+def _contains(node, target) -> bool:
+    if node is target:
+        return True
+    return any(_contains(c, target) for c in node.children)
