@@ -15,6 +15,7 @@ does not hide the others.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Dict, List, Optional, Set
 
@@ -136,3 +137,45 @@ def test_reference_apis_have_entries():
                  f"{', in the mapping' if r['in_mapping'] == '1' else ''})" for r in missing]
         pytest.fail(f"{covered}/{len(rows)} reference APIs have an entry; "
                     f"{len(missing)} missing:\n  " + "\n  ".join(lines), pytrace=False)
+
+
+_NOTE_NAME = re.compile(r"(?<![\w.])(paddle\.(?!fluid\b)[A-Za-z_][\w.]*[A-Za-z0-9_])")
+# Words that mark a mention as "this name does not exist (any more)".
+_ABSENT = re.compile(r"no longer|never|not exist|does not|doesn't|removed|gone|truncated|"
+                     r"\bno $|\bnot public|official", re.IGNORECASE)
+
+
+# Modules the snapshot does not list (framework internals that notes cite on purpose).
+_INTERNAL = ("paddle.base.", "paddle.pir.", "paddle.jit.pir_translated_layer.",
+             "paddle.distributed.fleet.base.", "paddle.distributed.fleet.meta_parallel.")
+
+
+def _known_name(name: str) -> bool:
+    """A public 3.x name of the snapshot, a module holding such names, or a private name
+    (``_INTERNAL``, ``_``-prefixed), which the snapshot does not list."""
+    if name in API or any(k.startswith(name + ".") for k in API):
+        return True
+    parts = name.split(".")
+    return name.startswith(_INTERNAL) or any(p.startswith("_") for p in parts)
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_modern_names_in_notes_exist(file):
+    """A note that tells users to call ``paddle.X`` names a function that exists today,
+    unless the sentence says that name is gone (notes cite the official table's dead targets).
+    """
+    problems = []
+    for e in _entries(file):
+        for field in ("note", "why"):
+            text = getattr(e, field) or ""
+            for m in _NOTE_NAME.finditer(text):
+                name = m.group(1)
+                if _known_name(name):
+                    continue
+                # the clause the name sits in: from the last '.', ':', ';' or '(' before it
+                before = re.split(r"[.:;(]\s", text[max(0, m.start() - 120):m.start()])[-1]
+                after = text[m.end():m.end() + 40]
+                if _ABSENT.search(before) or _ABSENT.search(after):
+                    continue
+                problems.append(f"[{e.name}] {field} names {name}, which is not in the 3.x snapshot")
+    _report(problems)
