@@ -47,6 +47,22 @@ def _children_get_the_shim(here: str) -> None:
     os.environ["PADDLE_COMPAT_CHILD"] = "1"
 
 
+def _warn_shadowed_project_module(script_dir: str, ours: str) -> None:
+    """A project module named ``compat`` next to the script cannot be imported under the
+    shim (``import compat`` gives the shim, loaded first): say so before the script runs,
+    instead of a puzzling AttributeError later."""
+    for cand in (os.path.join(script_dir, "compat.py"),
+                 os.path.join(script_dir, "compat", "__init__.py")):
+        if os.path.exists(cand) and os.path.realpath(os.path.dirname(cand)) != os.path.realpath(ours) \
+                and os.path.realpath(cand) != os.path.realpath(os.path.join(ours, "__init__.py")):
+            sys.stderr.write(
+                "python -m compat: warning: %s is shadowed: while the shim runs, `import compat` "
+                "gives paddle-upgrade's compat package, not this module. Rename it (and its "
+                "imports), or upgrade the code with `paddle-upgrade fix` and run it without the "
+                "shim.\n" % cand)
+            return
+
+
 def run_script(path: str, argv) -> int:
     script = os.path.abspath(path)
     if not os.path.exists(script):
@@ -69,6 +85,7 @@ def run_script(path: str, argv) -> int:
     for name in [n for n in sys.modules if n == "upgrader" or n.startswith("upgrader.")]:
         del sys.modules[name]  # loaded once; the script may have an `upgrader` of its own
     sys.path[0] = os.path.dirname(script)
+    _warn_shadowed_project_module(sys.path[0], os.path.dirname(os.path.abspath(compat.__file__)))
     if here not in sys.path:  # keep compat/upgrader importable from a source checkout
         sys.path.append(here)
     try:

@@ -142,3 +142,18 @@ def test_launch_dygraph_data_parallel(tmp_path):
     expected = 0.1 - 0.1 * np.mean([1.0, 2.0])
     for r in rows:
         np.testing.assert_allclose(json.loads(r[3]), [expected, expected], rtol=1e-6)
+
+
+def test_project_module_named_compat_is_reported(tmp_path):
+    """A project's own compat.py next to the script cannot be imported under the shim:
+    the runner says so (naming the file) before the script runs; the script still runs."""
+    (tmp_path / "compat.py").write_text("VALUE = 1\n")
+    path = tmp_path / "prog.py"
+    path.write_text(emit_source() + "import paddle.fluid as fluid\nemit(fluid=fluid.__name__)\n")
+    proc = run(["-m", "compat", str(path)])  # cwd: the project root, not the script's
+    assert proc.returncode == 0, explain(proc)
+    assert results(proc)["fluid"] == "compat.fluid"
+    assert "%s is shadowed" % (tmp_path / "compat.py") in proc.stderr
+    (tmp_path / "compat.py").unlink()
+    proc = run(["-m", "compat", str(path)])
+    assert proc.returncode == 0 and "shadowed" not in proc.stderr, explain(proc)
