@@ -57,8 +57,10 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
                                           callbacks=callbacks)
     if program is None:
         return pairs
-    # 1.x left out the parameters that get no gradient (in no_grad_set, not reached)
-    return [pg for pg in pairs if pg[1] is not None]
+    # 1.x left out the parameters that get no gradient (in no_grad_set, not reached), and
+    # listed the block's parameters in creation order (PIR puts each one at the top)
+    pairs = [pg for pg in pairs if pg[1] is not None]
+    return pairs[::-1] if parameter_list is None else pairs
 
 
 @legacy("paddle.fluid.backward.gradients", "paddle.fluid.gradients",
