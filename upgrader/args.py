@@ -348,12 +348,27 @@ def _simple(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _literal_test(node: cst.BaseExpression):
+    """A literal, or ``literal == literal`` / ``literal != literal`` (a template testing a
+    filled hole, e.g. ``{reduction} == 'batchmean'``), as ``literal`` answers."""
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        op = node.comparisons[0].operator
+        if isinstance(op, (cst.Equal, cst.NotEqual)):
+            left = code_of(node.left)
+            right = code_of(node.comparisons[0].comparator)
+            if literal(left)[0] == "ok" and literal(right)[0] == "ok":
+                eq = same_value(left, right)
+                return ("ok", eq if isinstance(op, cst.Equal) else not eq)
+        return ("expr", code_of(node))
+    return literal(code_of(node))
+
+
 class _FoldIndex(cst.CSTTransformer):
     """``[a, b][0]`` → ``a``, ``2 or 1`` → ``2`` and ``(a if False else b)`` → ``(b)``: what
     a template leaves behind when a hole is filled with a literal."""
 
     def leave_IfExp(self, original, updated):
-        kind, value = literal(code_of(updated.test))
+        kind, value = _literal_test(updated.test)
         if kind != "ok":
             return updated
         branch = updated.body if value else updated.orelse
