@@ -746,6 +746,17 @@ def f():
     return rows
 out = dy(f)
 '''),
+    ("gradients_without_gradient_static", '''
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [2, 3], 'float32')
+    w = fluid.data('w', [2, 3], 'float32')
+    w.stop_gradient = False
+    y = fluid.layers.reduce_sum(x * w)
+    one = fluid.gradients(y, x)
+    two = fluid.gradients([y], [x, w])
+out = [np.array(len(one)), np.array(len(two)), np.array(two[0] is None)]
+'''),
 ]
 
 

@@ -66,8 +66,13 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 @legacy("paddle.fluid.backward.gradients", "paddle.fluid.gradients",
         replacement="paddle.static.gradients")
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
-    return paddle.static.gradients(targets, inputs, target_gradients=target_gradients,
-                                   no_grad_set=_by_name(_program_of(targets), no_grad_set))
+    grads = paddle.static.gradients(targets, inputs, target_gradients=target_gradients,
+                                    no_grad_set=_by_name(_program_of(targets), no_grad_set))
+    # 1.8.5 unpacked a single gradient and listed it again: one input without a gradient
+    # gave [] (several inputs: None in their places)
+    if isinstance(grads, list) and len(grads) == 1 and grads[0] is None:
+        return []
+    return grads
 
 
 _lazy.attach(globals())
