@@ -757,6 +757,26 @@ with fluid.program_guard(main, startup):
     two = fluid.gradients([y], [x, w])
 out = [np.array(len(one)), np.array(len(two)), np.array(two[0] is None)]
 '''),
+    ("optimizer_backward_apply_optimize_static", '''
+X = rng.uniform(-1, 1, size=(5, 3)).astype('float32')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [5, 3], 'float32')
+    h = fluid.layers.fc(x, 4, param_attr=fluid.ParamAttr(name='bo_w', initializer=fluid.initializer.Constant(0.3)),
+                        bias_attr=fluid.ParamAttr(name='bo_b', initializer=fluid.initializer.Constant(0.1)))
+    y = fluid.layers.fc(h, 2, param_attr=fluid.ParamAttr(name='bo_w2', initializer=fluid.initializer.Constant(-0.2)),
+                        bias_attr=False)
+    loss = fluid.layers.reduce_mean(y * y)
+    opt = fluid.optimizer.Adam(learning_rate=0.1)
+    pg = opt.backward(loss, startup_program=startup)
+opt.apply_optimize(loss, startup, pg)
+scope = fluid.Scope()
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    out = exe.run(main, feed={'x': X}, fetch_list=[g for p, g in pg] + [loss])
+    out += exe.run(main, feed={'x': X}, fetch_list=[loss] + [p for p, g in pg])
+'''),
 ]
 
 

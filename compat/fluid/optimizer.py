@@ -107,8 +107,21 @@ class _Legacy(object):
             program = _pir.program_of(loss)
             parameters = _by_name(program, parameters)
             no_grad_set = _by_name(program, no_grad_set)
-        return super().backward(loss, startup_program=startup_program, parameters=parameters,
-                                no_grad_set=no_grad_set, callbacks=callbacks)
+        pairs = super().backward(loss, startup_program=startup_program, parameters=parameters,
+                                 no_grad_set=no_grad_set, callbacks=callbacks)
+        if isinstance(loss, paddle.pir.Value) and not parameters and not self._parameter_list:
+            # the program's parameters: 1.x listed them in creation order, PIR keeps each
+            # one at the top of the block (reverse order)
+            pairs = pairs[::-1]
+        return pairs
+
+    def apply_optimize(self, loss, startup_program, params_grads):
+        if paddle.in_dynamic_mode():
+            return self.apply_gradients(params_grads)
+        program = _pir.program_of(loss) if isinstance(loss, paddle.pir.Value) else None
+        with paddle.static.program_guard(program or paddle.static.default_main_program(),
+                                         startup_program):
+            return self.apply_gradients(params_grads)
 
     def current_step_lr(self):
         if self._legacy_lr is not None:
@@ -228,13 +241,36 @@ class _PyOptimizer(O.Optimizer):
                 self._add_accumulator(acc, p, fill_value=fill, shape=shape)
             self._already_create_accumulator.add(p.name)
 
+    _lazy_mode = False  # sparse gradients: update only the rows they hold (1.x lazy_mode)
+
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
+        rows = None
+        if paddle.in_dynamic_mode() and g.is_selected_rows():
+            g, rows = _dense_grad(p, g)
         accs = {acc: self._get_accumulator(acc, p) for acc, _, _ in self._accumulators_spec}
         lr = self._create_param_lr(param_and_grad)
+        self._sparse_step = rows is not None
+        keep = None
+        if rows is not None and self._lazy_mode:
+            keep = paddle.zeros([p.shape[0], 1], dtype="bool")
+            keep[paddle.to_tensor(rows, dtype="int64")] = True
         for target, value in self._update(p, g, lr, accs):
+            if keep is not None and list(target.shape) == list(p.shape):
+                value = paddle.where(keep, value, target)
             paddle.assign(value, target)
         return None
+
+
+def _dense_grad(p, g):
+    """A dygraph sparse (SelectedRows) gradient of ``p`` as the dense gradient 1.x's
+    kernels used (duplicate rows summed, absent rows zero), and its row indices."""
+    rows = list(g.rows())
+    values = g._get_tensor_from_selected_rows()
+    dense = paddle.zeros(p.shape, dtype=values.dtype)
+    if rows:
+        dense = paddle.index_add(dense, paddle.to_tensor(rows, dtype="int64"), 0, values)
+    return dense, rows
 
 
 class _DecayedAdagrad(_PyOptimizer):
@@ -467,6 +503,16 @@ class _Adam(_PyOptimizer):
         self._fast.pop(id(p), None)
         m1, m2 = accs["moment1"], accs["moment2"]
         b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
+        if getattr(self, "_sparse_step", False):
+            # 1.x's (and today's) sparse adam kernel advances the beta powers in place
+            # before it reads them: a sparse step t uses beta^(t+1) (checked on 1.8.5)
+            b1p, b2p = b1p * self._beta1, b2p * self._beta2
+            lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
+            new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
+            new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)
+            step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + self._epsilon))
+            return [(m1, new_m1), (m2, new_m2), (p, p - step),
+                    (accs["beta1_pow_acc"], b1p), (accs["beta2_pow_acc"], b2p)]
         lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
         new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
         new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)

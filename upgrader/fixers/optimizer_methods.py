@@ -3,12 +3,16 @@
 What it does
     In a file that uses legacy Paddle, ``<opt>.minimize(loss, parameter_list=ps)`` becomes
     ``<opt>.minimize(loss, parameters=ps)``; on a variable assigned from a legacy optimizer,
-    ``<opt>.set_dict(state)`` becomes ``<opt>.set_state_dict(state)`` and
-    ``<opt>.current_step_lr()`` becomes ``<opt>.get_lr()``.
+    ``<opt>.set_dict(state)`` becomes ``<opt>.set_state_dict(state)``,
+    ``<opt>.current_step_lr()`` becomes ``<opt>.get_lr()``,
+    ``<opt>.backward(loss, parameter_list=ps)`` becomes ``<opt>.backward(loss, parameters=ps)``
+    and ``<opt>.apply_optimize(loss, startup_program, params_grads)`` becomes
+    ``<opt>.apply_gradients(params_grads)``.
 
 Why is this bad?
-    Today's ``Optimizer.minimize`` names the argument ``parameters`` (``parameter_list=``
-    raises TypeError), and ``Optimizer.set_dict`` / ``current_step_lr`` no longer exist:
+    Today's ``Optimizer.minimize`` and ``backward`` name the argument ``parameters``
+    (``parameter_list=`` raises TypeError), and ``Optimizer.set_dict`` / ``current_step_lr`` /
+    ``apply_optimize`` no longer exist:
     the program fails at run time although every name it imports was rewritten.
 
 Example
@@ -24,7 +28,10 @@ Fix safety
     1.8 accepted) is manual: today's minimize takes only the parameters themselves. In a
     module with dynamic-mode code and no static graph, both arguments are dropped instead:
     1.8.5's dygraph ``minimize`` ignored them and updated the optimizer's own parameters
-    (checked), where today's would honour them.
+    (checked), where today's would honour them. ``apply_optimize`` built the update ops
+    under ``program_guard(<loss's program>, startup_program)``; ``apply_gradients`` builds
+    them in the current programs: safe inside a ``program_guard`` block or in a module that
+    uses no ``program_guard``, unsafe elsewhere. ``backward`` given names is manual.
 """
 from __future__ import annotations
 
@@ -81,6 +88,11 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
                   "safe", applied=True)
         return updated.with_changes(args=args)
+    if name == "backward" and isinstance(f.value, cst.Name) and f.value.value in _optimizer_vars(up):
+        return _backward(up, original, updated)
+    if name == "apply_optimize" and isinstance(f.value, cst.Name) \
+            and f.value.value in _optimizer_vars(up):
+        return _apply_optimize(up, original, updated)
     if name in RENAMES and isinstance(f.value, cst.Name) and f.value.value in _optimizer_vars(up):
         up.report(original, CODE, f"optimizer `.{name}()` → `.{RENAMES[name]}()`",
                   f"paddle.fluid.optimizer.Optimizer.{name}",
@@ -120,3 +132,77 @@ def _dygraph_lists(call: cst.Call) -> bool:
 def _dygraph_module(up) -> bool:
     from upgrader.fixers.static_dropout import dygraph_only
     return dygraph_only(up)
+
+
+def _backward(up, original: cst.Call, updated: cst.Call):
+    """``opt.backward(loss, startup_program, parameter_list, no_grad_set, callbacks)``: today's
+    keyword is ``parameters`` (same position)."""
+    named = _names_given(updated)
+    if named:
+        up.report(original, CODE, f"`backward({named}=...)` lists variables by name: today's "
+                  "Optimizer.backward takes only the variables (names raise TypeError on 3.x)",
+                  "paddle.fluid.optimizer.Optimizer.backward",
+                  "paddle.optimizer.Optimizer.backward", "manual")
+        return updated
+    if not any(a.keyword is not None and a.keyword.value == "parameter_list" for a in updated.args):
+        return updated
+    args = [a.with_changes(keyword=cst.Name("parameters"))
+            if a.keyword is not None and a.keyword.value == "parameter_list" else a
+            for a in updated.args]
+    up.report(original, CODE, "`backward(parameter_list=...)` → `backward(parameters=...)`",
+              "paddle.fluid.optimizer.Optimizer.backward", "paddle.optimizer.Optimizer.backward",
+              "safe", applied=True)
+    return updated.with_changes(args=args)
+
+
+def _apply_optimize(up, original: cst.Call, updated: cst.Call):
+    """``opt.apply_optimize(loss, startup_program, params_grads)`` (gone on 3.x) →
+    ``opt.apply_gradients(params_grads)``: 1.8 built the update ops under
+    ``program_guard(loss's program, startup_program)``, apply_gradients builds them in the
+    current programs, the same ones inside the ``program_guard`` block that built the loss
+    or in a module that only uses the default programs."""
+    legacy, modern = ("paddle.fluid.optimizer.Optimizer.apply_optimize",
+                      "paddle.optimizer.Optimizer.apply_gradients")
+    pg = None
+    for i, a in enumerate(updated.args):
+        kw = a.keyword.value if a.keyword is not None else (None if a.star else
+                                                           {0: "loss", 1: "startup_program",
+                                                            2: "params_grads"}.get(i))
+        if kw is None:
+            up.report(original, CODE, "`apply_optimize(...)` with unpacked or extra arguments: "
+                      "today's optimizer has no apply_optimize; call "
+                      "apply_gradients(params_grads) under the loss's program_guard", legacy,
+                      modern, "manual")
+            return updated
+        if kw == "params_grads":
+            pg = a
+    if pg is None:
+        up.report(original, CODE, "`apply_optimize(...)` without params_grads: today's optimizer "
+                  "has no apply_optimize; call apply_gradients(params_grads)", legacy, modern,
+                  "manual")
+        return updated
+    guarded = any(isinstance(st, cst.With) and any(
+        isinstance(it.item, cst.Call) and _is_guard(up, it.item.func) for it in st.items)
+        for st, *_ in up.stmt_stack)
+    safe = guarded or "program_guard" not in up.source
+    message = ("`opt.apply_optimize(loss, startup_program, params_grads)` → "
+               "`opt.apply_gradients(params_grads)` (3.x has no apply_optimize)")
+    if not safe:
+        message += ("; unsafe outside a program_guard block: 1.8 built the update ops in the "
+                    "loss's program (and startup_program), apply_gradients builds them in the "
+                    "current default programs; wrap the call in "
+                    "`with paddle.static.program_guard(<loss's program>, <startup_program>):`")
+        if not up.opts.unsafe_fixes:
+            up.report(original, CODE, message, legacy, modern, "unsafe")
+            return updated
+    up.report(original, CODE, message, legacy, modern, "safe" if safe else "unsafe",
+              applied=True)
+    return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("apply_gradients")),
+                                args=[pg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                                      comma=cst.MaybeSentinel.DEFAULT)])
+
+
+def _is_guard(up, func) -> bool:
+    return up.resolve_dotted(func) in ("paddle.fluid.program_guard",
+                                       "paddle.fluid.framework.program_guard",
+                                       "paddle.static.program_guard")
