@@ -73,6 +73,21 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("adam_sparse_embedding_dygraph", '''
+W = rng.randn(6, 2).astype('float32')
+batches = [np.array([[1, 3, 1]], 'int64'), np.array([[2, 3, 3]], 'int64'), np.array([[0, 1, 1]], 'int64')]
+def run(lazy, scale):
+    emb = fluid.dygraph.Embedding([6, 2], is_sparse=True, param_attr=arr(W))
+    lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.5), bias_attr=const(0.1))
+    opt = fluid.optimizer.Adam(learning_rate=0.1, parameter_list=emb.parameters() + lin.parameters(), lazy_mode=lazy)
+    for b in batches:
+        h = emb(fluid.dygraph.to_variable(b))
+        loss = fluid.layers.reduce_sum(lin(h) * fluid.dygraph.to_variable(np.arange(3).reshape(1, 3, 1).astype('float32') + 1) * scale)
+        loss.backward(); opt.minimize(loss); emb.clear_gradients(); lin.clear_gradients()
+    return [emb.weight.numpy(), lin.weight.numpy(), lin.bias.numpy()]
+with fluid.dygraph.guard():
+    out = run(False, 1.0) + run(True, 1.0) + run(False, 1e-8) + run(True, 1e-8)
+'''),
     ("cross_entropy_probs_dygraph", '''
 logits = rng.uniform(-2, 2, size=(4, 5)).astype('float32')
 P = (np.exp(logits) / np.exp(logits).sum(1, keepdims=True)).astype('float32')
@@ -776,6 +791,41 @@ with fluid.scope_guard(scope):
     exe.run(startup)
     out = exe.run(main, feed={'x': X}, fetch_list=[g for p, g in pg] + [loss])
     out += exe.run(main, feed={'x': X}, fetch_list=[loss] + [p for p, g in pg])
+'''),
+    ("unique_first_occurrence_dygraph", '''
+I = np.array([4, 1, 4, 0, 5, 1, 1, 3, 0, 4], dtype='int64')
+F = np.array([2.5, -1.0, 2.5, 3.0, -1.0, 0.0], dtype='float32')
+def f():
+    t = fluid.dygraph.to_variable
+    return (list(fluid.layers.unique(t(I))) + list(fluid.layers.unique(t(F), dtype='int64'))
+            + list(fluid.layers.unique_with_counts(t(I))) + list(fluid.layers.unique_with_counts(t(F), 'int64'))
+            + list(fluid.layers.unique(t(np.array([7], dtype='int32')))))
+out = dy(f)
+'''),
+    ("unique_first_occurrence_static", '''
+I = np.array([4, 1, 4, 0, 5, 1, 1, 3, 0, 4], dtype='int64')
+F = np.array([2.5, -1.0, 2.5, 3.0, -1.0, 0.0], dtype='float32')
+def build():
+    i = fluid.data('i', [None], 'int64')
+    f = fluid.layers.assign(F)
+    return (list(fluid.layers.unique(i, 'int64')) + list(fluid.layers.unique(f))
+            + list(fluid.layers.unique_with_counts(i)) + list(fluid.layers.unique_with_counts(f, dtype='int64')))
+out = static_run(build, {'i': I})
+'''),
+    ("l2_normalize_epsilon_dygraph", '''
+Y = np.concatenate([rng.randn(3, 4), 0.01 * rng.randn(2, 4)]).astype('float32')
+def f():
+    y = fluid.dygraph.to_variable(Y)
+    return [fluid.layers.l2_normalize(y, axis=1, epsilon=1e-4), fluid.layers.l2_normalize(y, 0),
+            fluid.layers.l2_normalize(fluid.dygraph.to_variable(Y[0]), -1, 1e-2)]
+out = dy(f)
+'''),
+    ("l2_normalize_epsilon_static", '''
+Y = np.concatenate([rng.randn(3, 4), 0.01 * rng.randn(2, 4)]).astype('float32')
+def build():
+    y = fluid.data('y', [None, 4], 'float32')
+    return [fluid.layers.l2_normalize(y, -1, 1e-3), fluid.layers.l2_normalize(x=y, axis=0, epsilon=1e-2)]
+out = static_run(build, {'y': Y})
 '''),
 ]
 

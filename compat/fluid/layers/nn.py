@@ -391,6 +391,48 @@ def swish(x, beta=1.0, name=None):
     return F.swish(x)
 
 
+@_nn("l2_normalize", replacement="paddle.nn.functional.normalize")
+def l2_normalize(x, axis, epsilon=1e-12, name=None):
+    """1.8.5's norm op divided by ``sqrt(sum(x**2) + epsilon)``; today's normalize divides
+    by ``max(norm, epsilon)``, which differs visibly for a non-default epsilon (1e-4:
+    relative 5e-5 on unit vectors). A 1-D input is normalised along axis 0, as 1.8."""
+    if len(x.shape) == 1:
+        axis = 0
+    return x / paddle.sqrt(paddle.sum(paddle.square(x), axis=axis, keepdim=True) + epsilon)
+
+
+def _unique_first_order(x, dtype):
+    """1.8's unique kept the values in order of first occurrence (paddle.unique sorts
+    them). Built from paddle.unique's first indices and counts only: in a PIR program
+    3.3.1 declares its values and inverse outputs float32 whatever their real dtype, so
+    an op reading them fails; the inverse comes from a stable sort instead."""
+    flat = paddle.flatten(x)
+    _, first, counts = paddle.unique(flat, return_index=True, return_counts=True)
+    perm = paddle.argsort(first)             # sorted-unique position -> first-order position
+    rank = paddle.argsort(perm)
+    order = paddle.argsort(flat, stable=True)
+    ordered = paddle.gather(flat, order)
+    new = paddle.cast(ordered[1:] != ordered[:-1], "int64")
+    group = paddle.cumsum(paddle.concat([paddle.zeros([1], "int64"), new]))
+    inverse = paddle.scatter(paddle.zeros_like(group), order, group)
+    return (paddle.gather(flat, paddle.sort(first)), paddle.cast(paddle.gather(rank, inverse), dtype),
+            paddle.cast(paddle.gather(counts, perm), dtype))
+
+
+@_nn("unique", replacement="paddle.unique(x, return_inverse=True) (sorted values)")
+def unique(x, dtype="int32"):
+    out, index, _ = _unique_first_order(x, dtype)
+    return out, index
+
+
+@_nn("unique_with_counts",
+     replacement="paddle.unique(x, return_inverse=True, return_counts=True) (sorted values)")
+def unique_with_counts(x, dtype="int32"):
+    if dtype not in ("int32", "int64"):
+        raise TypeError("Op unique_with_counts, index dtype must be int32 or int64")
+    return _unique_first_order(x, dtype)
+
+
 def _out_size(x, out_shape, scale, data_format):
     spatial = shape_of(x)[2:] if data_format in ("NCHW", "NCDHW") else shape_of(x)[1:-1]
     if out_shape is not None:
