@@ -5,14 +5,17 @@ What it does
     ``fluid.default_main_program()``, ``fluid.default_startup_program()``, or a name
     assigned from one of them), ``prog.all_parameters()`` becomes
     ``prog.global_block().all_parameters()`` and ``prog.block(0)`` becomes
-    ``prog.global_block()``; ``current_block()`` and ``to_string(...)`` are reported for a
-    manual rewrite.
+    ``prog.global_block()``; ``current_block()``, ``to_string(...)`` and
+    ``global_block().var(name)`` are reported for a manual rewrite; ``prog.list_vars()``
+    becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
 
 Why is this bad?
     Paddle 3 builds PIR programs by default. A PIR ``Program`` has ``global_block()``,
     ``list_vars()``, ``num_blocks`` and ``random_seed``, but no ``all_parameters``,
-    ``block``, ``current_block`` or ``to_string`` (checked on 3.3.1): the upgraded program
-    fails with AttributeError although every name it imports was rewritten.
+    ``block``, ``current_block`` or ``to_string``, and its blocks have no ``var(name)``
+    (checked on 3.3.1): the upgraded program fails with AttributeError although every name
+    it imports was rewritten. ``list_vars()`` yields every value of the program, and
+    ``.name`` raises ValueError on all but data, parameters and persistable variables.
 
 Example
     ``params = fluid.default_main_program().all_parameters()`` →
@@ -23,7 +26,9 @@ Fix safety
     (whose 3.x replacement, ``create_parameter(trainable=False)``, is a parameter too and
     would be listed: unsafe there), and for ``block`` with the literal index 0. Other
     block indices, ``current_block()`` (sub-blocks of control flow are PIR regions) and
-    ``to_string`` (3.x prints PIR text) are manual.
+    ``to_string`` (3.x prints PIR text) are manual, and so is ``block.var(name)`` (a
+    parameter is ``program.get_parameter_value_by_name(name)``; other values have no name).
+    The ``list_vars()`` filter is unsafe: 1.8 also listed the intermediate variables.
 """
 from __future__ import annotations
 
@@ -49,12 +54,15 @@ MANUAL = {
 }
 
 
-def _is_program(up, node: cst.BaseExpression) -> bool:
+def _is_program(up, node: cst.BaseExpression, legacy_only: bool = False) -> bool:
+    """A program the file builds; with *legacy_only* only one made by the legacy API (a
+    rewrite whose output still calls the method it rewrites must not run again on it)."""
+    makers = [m for m in PROGRAM_MAKERS if not legacy_only or m.startswith("paddle.fluid.")]
     if isinstance(node, cst.Call):
-        return up.resolve_dotted(node.func) in PROGRAM_MAKERS
+        return up.resolve_dotted(node.func) in makers
     if isinstance(node, cst.Name):
         from upgrader.fixers.save_load_dygraph import _assignments
-        return _assignments(up).get(node.value) in PROGRAM_MAKERS
+        return _assignments(up).get(node.value) in makers
     return False
 
 
@@ -65,8 +73,55 @@ def _global_var_used(up) -> bool:
     return cached
 
 
+VAR = ("a PIR block has no var(name): a parameter is "
+       "program.get_parameter_value_by_name(name) (a null value, not ValueError, when the "
+       "program has no such parameter); data and intermediate variables: keep the Python "
+       "variable the program was built with (intermediate values have no name in PIR)")
+
+
+def _block_var(up, original: cst.Call, f: cst.Attribute):
+    """``<program>.global_block().var(name)`` / ``<program>.block(0).var(name)``."""
+    inner = f.value
+    if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value in ("global_block", "block")
+            and _is_program(up, inner.func.value)):
+        return
+    if up.suppressed_node(original, CODE):
+        return
+    up.report(original, CODE, VAR, "paddle.fluid.framework.Block.var", "", "manual")
+
+
+def _list_vars(up, original: cst.Call, updated: cst.Call):
+    """``<program>.list_vars()``: PIR lists every value, and most have no name."""
+    message = ("`program.list_vars()` → `(v for v in program.list_vars() if v.has_name)`: a "
+               "PIR program lists every value and reading .name of an unnamed one (all but "
+               "data, parameters and persistable variables) raises ValueError; unsafe: 1.8 also "
+               "listed the intermediate variables (named fc_0.tmp_0, ...)")
+    legacy, modern = "paddle.fluid.Program.list_vars", "paddle.static.Program.list_vars"
+    if not up.opts.unsafe_fixes:
+        up.report(original, CODE, message, legacy, modern, "unsafe")
+        return updated
+    up.report(original, CODE, message, legacy, modern, "unsafe", applied=True)
+    return cst.parse_expression("(v for v in X if v.has_name)").visit(_Put(updated))
+
+
+class _Put(cst.CSTTransformer):
+    def __init__(self, node):
+        self.node = node
+
+    def leave_Name(self, original, updated):
+        return self.node if updated.value == "X" else updated
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = original.func
+    if isinstance(f, cst.Attribute) and f.attr.value == "var" and up.opts.enabled(CODE):
+        _block_var(up, original, f)
+        return updated
+    if isinstance(f, cst.Attribute) and f.attr.value == "list_vars" and not original.args \
+            and up.opts.enabled(CODE) and _is_program(up, f.value, legacy_only=True) \
+            and not up.suppressed_node(original, CODE):
+        return _list_vars(up, original, updated)
     if not (isinstance(f, cst.Attribute) and f.attr.value in ("all_parameters", "block", *MANUAL)):
         return updated
     if not up.opts.enabled(CODE) or not _is_program(up, f.value):
