@@ -827,6 +827,28 @@ def build():
     return [fluid.layers.l2_normalize(y, -1, 1e-3), fluid.layers.l2_normalize(x=y, axis=0, epsilon=1e-2)]
 out = static_run(build, {'y': Y})
 '''),
+    ("pad_constant_like_dygraph", '''
+X = rng.randn(2, 3, 4).astype('float32')
+Y = rng.randn(1, 2, 3).astype('float32')
+def f():
+    t = fluid.dygraph.to_variable
+    return [fluid.layers.pad_constant_like(t(X), t(Y)), fluid.layers.pad_constant_like(t(X), t(Y), pad_value=-1.5),
+            fluid.layers.pad_constant_like(t(X[0, 0]), t(Y[0, 0]), 2.0),
+            fluid.layers.pad_constant_like(x=t(X.reshape(1, 2, 3, 4)), y=t(Y.reshape(1, 1, 2, 3)), pad_value=0.5)]
+out = dy(f)
+'''),
+    ("pad_constant_like_static", '''
+X = rng.randn(3, 3, 4).astype('float32')
+Y = rng.randn(1, 2, 3).astype('float32')
+def build():
+    x = fluid.data('x', [None, 3, 4], 'float32')
+    y = fluid.data('y', [None, 2, 3], 'float32')
+    x2 = fluid.data('x2', [3, 3, 4], 'float32')
+    y2 = fluid.data('y2', [1, 2, 3], 'float32')
+    return [fluid.layers.pad_constant_like(x, y, 2.0), fluid.layers.pad_constant_like(x=x2, y=y2),
+            fluid.layers.pad_constant_like(x, y2, pad_value=-1.0)]
+out = static_run(build, {'x': X, 'y': Y, 'x2': X, 'y2': Y})
+'''),
 ]
 
 

@@ -401,6 +401,23 @@ def l2_normalize(x, axis, epsilon=1e-12, name=None):
     return x / paddle.sqrt(paddle.sum(paddle.square(x), axis=axis, keepdim=True) + epsilon)
 
 
+@_nn("pad_constant_like", replacement="paddle.nn.functional.pad(y, [0, x.shape[i] - y.shape[i] for each axis], value=pad_value)")
+def pad_constant_like(x, y, pad_value=0.0, name=None):
+    """Pads y at the end of every axis up to x's shape (an axis whose size a static
+    program does not know is extended by concatenating a block of pad_value)."""
+    xs, ys = list(x.shape), list(y.shape)
+    pads = []
+    for a, b in zip(xs, ys):
+        pads += [0, a - b if a >= 0 and b >= 0 else 0]
+    out = F.pad(y, pads, mode="constant", value=pad_value) if any(pads) else y
+    for i, (a, b) in enumerate(zip(xs, ys)):
+        if a < 0 or b < 0:
+            shape = [paddle.shape(out)[j] for j in range(len(ys))]
+            shape[i] = paddle.shape(x)[i] - paddle.shape(y)[i]
+            out = paddle.concat([out, paddle.full(shape, pad_value, y.dtype)], axis=i)
+    return out
+
+
 def _unique_first_order(x, dtype):
     """1.8's unique kept the values in order of first occurrence (paddle.unique sorts
     them). Built from paddle.unique's first indices and counts only: in a PIR program
