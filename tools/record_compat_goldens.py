@@ -73,6 +73,17 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("batch_norm_is_test_dygraph", '''
+X = (rng.randn(6, 3) * 2 + 1).astype('float32')
+def f():
+    bn = fluid.dygraph.BatchNorm(3, is_test=True, param_attr=const(1.5), bias_attr=const(0.2))
+    pos = fluid.dygraph.BatchNorm(3, None, True)
+    x = fluid.dygraph.to_variable(X)
+    train = [bn(x), pos(x), bn._mean, bn._variance]
+    bn.eval()
+    return train + [bn(x)]
+out = dy(f)
+'''),
     ("adam_sparse_embedding_dygraph", '''
 W = rng.randn(6, 2).astype('float32')
 batches = [np.array([[1, 3, 1]], 'int64'), np.array([[2, 3, 3]], 'int64'), np.array([[0, 1, 1]], 'int64')]

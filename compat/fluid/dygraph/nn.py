@@ -159,6 +159,10 @@ class BatchNorm(paddle.nn.BatchNorm):
                          use_global_stats=use_global_stats,
                          trainable_statistics=trainable_statistics)
         self._legacy_act = act
+        if paddle.in_dynamic_mode():
+            # 1.x dygraph ignored is_test: the layer followed train()/eval() and started in
+            # training mode (today's class starts in eval mode when is_test=True)
+            self.training = True
 
     def forward(self, input):
         return apply_act(super().forward(input), self._legacy_act)
