@@ -1,6 +1,10 @@
 """``paddle.fluid.layers.metric_op`` (1.8).
 
-Hand-written: ``auc``. 1.8 kept the positive/negative histograms of ``auc`` in four
+Hand-written: ``accuracy`` and ``auc``. ``accuracy(correct=, total=)`` fills the given
+variables with the number of correct and of all samples (shape [1] int32) as 1.8 did;
+``paddle.metric.accuracy`` ignores them in PIR programs and makes them 0-D in dygraph.
+
+1.8 kept the positive/negative histograms of ``auc`` in four
 persistable int64 variables (created zero by the startup program) that each run of the
 program updated: the global AUC accumulates over every ``Executor.run``, the batch AUC
 covers the last ``slide_steps`` batches (a ring of histograms whose last slot counts the
@@ -18,7 +22,21 @@ import paddle
 from compat import _lazy
 from compat._runtime import legacy, quiet
 
-__all__ = ["auc"]
+__all__ = ["accuracy", "auc"]
+
+
+@legacy("paddle.fluid.layers.accuracy", "paddle.fluid.layers.metric_op.accuracy",
+        replacement="paddle.metric.accuracy")
+def accuracy(input, label, k=1, correct=None, total=None):
+    if correct is None and total is None:
+        return paddle.atleast_1d(paddle.metric.accuracy(input, label, k=k))  # 1.x: [1]
+    from paddle import _C_ops
+    topk_out, topk_indices = paddle.topk(input, k=k)
+    acc, num_correct, num_total = _C_ops.accuracy(topk_out, topk_indices, label)
+    for src, dst in ((num_correct, correct), (num_total, total)):
+        if dst is not None:
+            paddle.assign(paddle.reshape(src, [1]), output=dst)
+    return paddle.reshape(acc, [1])
 
 
 def _stat_vars(shapes):
