@@ -73,6 +73,31 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("layer_sublayers_include_sublayers_dygraph", '''
+class Net(fluid.dygraph.Layer):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.a = fluid.dygraph.Linear(2, 2, param_attr=const(0.5))
+        self.seq = fluid.dygraph.Sequential(fluid.dygraph.Linear(2, 2), fluid.dygraph.Sequential(fluid.dygraph.Linear(2, 1)))
+        self.ll = fluid.dygraph.LayerList([fluid.dygraph.Linear(1, 1)])
+def names(items):
+    return np.array([len(items)] + [ord(c) for c in '|'.join(items)])
+def f():
+    net = Net()
+    net2 = Net()
+    net2.set_dict(net.state_dict(), True, True)
+    net2.load_dict(net.state_dict(), include_sublayers=True)
+    return [names([type(l).__name__ for l in net.sublayers()]),
+            names([type(l).__name__ for l in net.sublayers(include_sublayers=False)]),
+            names([type(l).__name__ for l in net.sublayers(False)]),
+            names([type(l).__name__ for l in net.seq.sublayers(include_sublayers=False)]),
+            names([n for n, _ in net.named_sublayers(include_sublayers=False, include_self=True)]),
+            names([n for n, _ in net.named_sublayers('pre', True)]),
+            names([n for n, _ in net.named_sublayers('pre', False, True)]),
+            names([n for n, _ in net.named_sublayers(prefix='x', include_self=True)]),
+            names([type(l).__name__ for l in net.ll.sublayers()]), net2.a.weight]
+out = dy(f)
+'''),
     ("batch_norm_is_test_dygraph", '''
 X = (rng.randn(6, 3) * 2 + 1).astype('float32')
 def f():
@@ -859,6 +884,56 @@ def build():
     return [fluid.layers.pad_constant_like(x, y, 2.0), fluid.layers.pad_constant_like(x=x2, y=y2),
             fluid.layers.pad_constant_like(x, y2, pad_value=-1.0)]
 out = static_run(build, {'x': X, 'y': Y, 'x2': X, 'y2': Y})
+'''),
+    ("softmax_with_cross_entropy_ignored_rows_grad_static", '''
+X = rng.randn(6, 4).astype('float32')
+Y = np.array([[0], [3], [1], [3], [2], [3]], 'int64')
+def build():
+    x = fluid.data('x', [None, 4], 'float32')
+    x.stop_gradient = False
+    y = fluid.data('y', [None, 1], 'int64')
+    l1 = fluid.layers.softmax_with_cross_entropy(x, y, ignore_index=3)
+    l2 = fluid.layers.softmax_with_cross_entropy(x * 2.0, y, ignore_index=0, numeric_stable_mode=False)
+    return [l1, l2, fluid.gradients(fluid.layers.reduce_sum(l1 * l1) + fluid.layers.reduce_mean(l2), x)[0]]
+out = static_run(build, {'x': X, 'y': Y})
+'''),
+    ("softmax_with_cross_entropy_ignored_rows_grad_dygraph", '''
+X = rng.randn(2, 5, 3).astype('float32')
+Y = np.array([[[0], [2], [0], [1], [2]], [[2], [2], [1], [0], [0]]], 'int64')
+def f():
+    t = fluid.dygraph.to_variable
+    x = t(X)
+    x.stop_gradient = False
+    l1 = fluid.layers.softmax_with_cross_entropy(x, t(Y), ignore_index=2)
+    l2, sm = fluid.layers.softmax_with_cross_entropy(x, t(Y), ignore_index=0, return_softmax=True)
+    xt = t(np.transpose(X, (0, 2, 1)).copy())
+    xt.stop_gradient = False
+    l3 = fluid.layers.softmax_with_cross_entropy(xt, t(np.transpose(Y, (0, 2, 1)).copy()), ignore_index=1, axis=1)
+    (fluid.layers.reduce_sum(l1) + fluid.layers.reduce_mean(l2) + fluid.layers.reduce_sum(l3 * l3)).backward()
+    return [l1, l2, sm, l3, x.gradient(), xt.gradient()]
+out = dy(f)
+'''),
+    ("accuracy_correct_total_static", '''
+P = rng.rand(6, 4).astype('float32')
+Y = np.array([[0], [3], [1], [3], [2], [3]], 'int64')
+def build():
+    p = fluid.data('p', [None, 4], 'float32')
+    y = fluid.data('y', [None, 1], 'int64')
+    correct = fluid.layers.fill_constant(shape=[1], dtype='int32', value=0)
+    total = fluid.layers.fill_constant(shape=[1], dtype='int32', value=0)
+    acc = fluid.layers.accuracy(p, y, k=2, correct=correct, total=total)
+    return [acc, correct, total, fluid.layers.accuracy(input=p, label=y)]
+out = static_run(build, {'p': P, 'y': Y})
+'''),
+    ("accuracy_correct_total_dygraph", '''
+P = rng.rand(6, 4).astype('float32')
+Y = np.array([[0], [3], [1], [3], [2], [3]], 'int64')
+def f():
+    c = fluid.layers.fill_constant(shape=[1], dtype='int32', value=0)
+    t = fluid.layers.fill_constant(shape=[1], dtype='int32', value=0)
+    acc = fluid.layers.accuracy(fluid.dygraph.to_variable(P), fluid.dygraph.to_variable(Y), 1, c, t)
+    return [acc, c, t]
+out = dy(f)
 '''),
 ]
 
