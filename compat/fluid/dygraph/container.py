@@ -5,18 +5,19 @@ import paddle
 
 from compat import _lazy
 from compat._runtime import legacy
+from compat.fluid.dygraph.layers import LegacyLayerMethods
 
 
 @legacy("paddle.fluid.dygraph.Sequential", "paddle.fluid.dygraph.container.Sequential",
         replacement="paddle.nn.Sequential")
-class Sequential(paddle.nn.Sequential):
+class Sequential(LegacyLayerMethods, paddle.nn.Sequential):
     def __init__(self, *layers):
         super().__init__(*layers)
 
 
 @legacy("paddle.fluid.dygraph.LayerList", "paddle.fluid.dygraph.container.LayerList",
         replacement="paddle.nn.LayerList")
-class LayerList(paddle.nn.LayerList):
+class LayerList(LegacyLayerMethods, paddle.nn.LayerList):
     def __init__(self, sublayers=None):
         super().__init__(sublayers)
 

@@ -8,8 +8,28 @@ from compat._runtime import legacy
 from compat._wrap import same_as_meta
 
 
+class LegacyLayerMethods(object):
+    """1.x's ``sublayers(include_sublayers)`` and ``named_sublayers(prefix,
+    include_sublayers, include_self, layers_set)``: today's methods lost
+    ``include_sublayers`` (its slot is ``include_self``). With ``include_sublayers=False``
+    1.8.5 yielded no sublayer at all (only the layer itself when ``include_self``), so
+    ``sublayers(False)`` was ``[]``. Today's keyword calls pass through."""
+
+    def sublayers(self, include_sublayers=True, include_self=False):
+        if not include_sublayers:
+            return [self] if include_self else []
+        return super().sublayers(include_self=include_self)
+
+    def named_sublayers(self, prefix="", include_sublayers=True, include_self=False,
+                        layers_set=None, **kwargs):
+        if not include_sublayers:
+            return iter([(prefix, self)] if include_self else [])
+        return super().named_sublayers(prefix=prefix, include_self=include_self,
+                                       layers_set=layers_set, **kwargs)
+
+
 @legacy("paddle.fluid.dygraph.Layer", "paddle.fluid.dygraph.layers.Layer", replacement="paddle.nn.Layer")
-class Layer(paddle.nn.Layer, metaclass=same_as_meta(type(paddle.nn.Layer))):
+class Layer(LegacyLayerMethods, paddle.nn.Layer, metaclass=same_as_meta(type(paddle.nn.Layer))):
     """``paddle.nn.Layer`` with 1.x's constructor and ``set_dict``/``load_dict`` order.
     Every layer is an instance, as in 1.x (``isinstance(fluid.dygraph.Linear(3, 2),
     fluid.dygraph.Layer)``); user subclasses answer as usual."""
