@@ -9,7 +9,8 @@ import numpy as np
 from compat import SubclassMustDefine, _lazy
 from compat._runtime import legacy
 
-__all__ = ["MetricBase", "CompositeMetric", "Precision", "Recall", "Accuracy", "Auc"]
+__all__ = ["MetricBase", "CompositeMetric", "Precision", "Recall", "Accuracy", "ChunkEvaluator",
+           "EditDistance", "Auc"]
 
 
 def _is_numpy_(var):
@@ -153,6 +154,58 @@ class Accuracy(MetricBase):
             raise ValueError("There is no data in Accuracy Metrics. Please check "
                              "layers.accuracy output has added to Accuracy.")
         return self.value / self.weight
+
+
+@_m("ChunkEvaluator", "your own counts (precision = correct / infer, recall = correct / label)")
+class ChunkEvaluator(MetricBase):
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.num_infer_chunks = 0
+        self.num_label_chunks = 0
+        self.num_correct_chunks = 0
+
+    def update(self, num_infer_chunks, num_label_chunks, num_correct_chunks):
+        for arg, what in ((num_infer_chunks, "num_infer_chunks"),
+                          (num_label_chunks, "num_label_chunks"),
+                          (num_correct_chunks, "num_correct_chunks")):
+            if not _is_number_or_matrix_(arg):
+                raise ValueError("The '%s' must be a number(int, float) or a numpy ndarray." % what)
+        self.num_infer_chunks += num_infer_chunks
+        self.num_label_chunks += num_label_chunks
+        self.num_correct_chunks += num_correct_chunks
+
+    def eval(self):
+        precision = float(self.num_correct_chunks) / self.num_infer_chunks \
+            if self.num_infer_chunks else 0
+        recall = float(self.num_correct_chunks) / self.num_label_chunks \
+            if self.num_label_chunks else 0
+        f1_score = float(2 * precision * recall) / (precision + recall) \
+            if self.num_correct_chunks else 0
+        return precision, recall, f1_score
+
+
+@_m("EditDistance", "averages of Levenshtein distances computed in Python")
+class EditDistance(MetricBase):
+    def __init__(self, name):
+        super().__init__(name)
+        self.total_distance = .0
+        self.seq_num = 0
+        self.instance_error = 0
+
+    def update(self, distances, seq_num):
+        if not _is_numpy_(distances):
+            raise ValueError("The 'distances' must be a numpy ndarray.")
+        if not _is_number_(seq_num):
+            raise ValueError("The 'seq_num' must be a number(int, float).")
+        self.seq_num += seq_num
+        self.instance_error += seq_num - np.sum(distances == 0)
+        self.total_distance += np.sum(distances)
+
+    def eval(self):
+        if self.seq_num == 0:
+            raise ValueError("There is no data in EditDistance Metric. Please check "
+                             "layers.edit_distance output has been added to EditDistance.")
+        return self.total_distance / self.seq_num, self.instance_error / float(self.seq_num)
 
 
 @_m("Auc", "paddle.metric.Auc")
