@@ -935,6 +935,21 @@ def f():
     return [acc, c, t]
 out = dy(f)
 '''),
+    ("metrics_chunk_evaluator_edit_distance", '''
+chunk = fluid.metrics.ChunkEvaluator()
+chunk2 = fluid.metrics.ChunkEvaluator('c2')
+ed = fluid.metrics.EditDistance('ed')
+out = [np.array(chunk.eval(), 'float64')]
+for ni, nl, nc in [(7, 5, 3), (9, 8, 0), (6, 6, 6)]:
+    chunk.update(ni, nl, nc)
+    chunk2.update(np.array([ni], 'int64'), np.array([nl], 'int64'), np.array([nc], 'int64'))
+    ed.update(rng.randint(0, 3, (5, 1)).astype('float32'), 5)
+    out += [np.array(chunk.eval(), 'float64'), np.array(chunk2.eval(), 'float64').ravel(), np.array(ed.eval(), 'float64')]
+states = chunk.get_config()['states']
+out.append(np.array([states['num_infer_chunks'], states['num_label_chunks'], states['num_correct_chunks'], ed.seq_num, ed.instance_error], 'float64'))
+ed.reset()
+out.append(np.array([ed.total_distance, ed.seq_num, ed.instance_error], 'float64'))
+'''),
 ]
 
 
