@@ -950,6 +950,17 @@ out.append(np.array([states['num_infer_chunks'], states['num_label_chunks'], sta
 ed.reset()
 out.append(np.array([ed.total_distance, ed.seq_num, ed.instance_error], 'float64'))
 '''),
+    ("all_parameters_order_static", '''
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [2, 3], 'float32')
+    h = fluid.layers.fc(x, 5, param_attr=fluid.ParamAttr(name='po_w1'), bias_attr=fluid.ParamAttr(name='po_b1'))
+    e = fluid.layers.create_parameter([5, 2], 'float32', name='po_cp')
+    y = fluid.layers.fc(fluid.layers.matmul(h, e), 4, param_attr=fluid.ParamAttr(name='po_w2'), bias_attr=False)
+out = [np.concatenate([np.array(p.shape) for p in main.all_parameters()]),
+       np.concatenate([np.array(p.shape) for p in main.global_block().all_parameters()]),
+       np.concatenate([np.array(p.shape) for p in main.block(0).all_parameters()])]
+'''),
 ]
 
 

@@ -215,9 +215,10 @@ _orig_block_all_parameters = pir.Block.all_parameters
 
 
 def _block_all_parameters(self):
-    """1.x ``Block.all_parameters()``: real parameters only."""
+    """1.x ``Block.all_parameters()``: real parameters only, in creation order (PIR puts
+    each parameter op at the top of the block: its list is in reverse order)."""
     skip = not_parameters(self.program)
-    return [p for p in _orig_block_all_parameters(self) if p.name not in skip]
+    return [p for p in _orig_block_all_parameters(self) if p.name not in skip][::-1]
 
 
 def _all_parameters(self):

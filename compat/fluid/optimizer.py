@@ -107,13 +107,10 @@ class _Legacy(object):
             program = _pir.program_of(loss)
             parameters = _by_name(program, parameters)
             no_grad_set = _by_name(program, no_grad_set)
-        pairs = super().backward(loss, startup_program=startup_program, parameters=parameters,
-                                 no_grad_set=no_grad_set, callbacks=callbacks)
-        if isinstance(loss, paddle.pir.Value) and not parameters and not self._parameter_list:
-            # the program's parameters: 1.x listed them in creation order, PIR keeps each
-            # one at the top of the block (reverse order)
-            pairs = pairs[::-1]
-        return pairs
+        # without parameters: the program's, in 1.x's creation order (compat's
+        # Block.all_parameters)
+        return super().backward(loss, startup_program=startup_program, parameters=parameters,
+                                no_grad_set=no_grad_set, callbacks=callbacks)
 
     def apply_optimize(self, loss, startup_program, params_grads):
         if paddle.in_dynamic_mode():
