@@ -73,6 +73,24 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("gru_unit_layer_dygraph", '''
+H = 3
+def f():
+    res = []
+    for act, gact, origin in [('tanh', 'sigmoid', False), ('relu', 'sigmoid', True), ('identity', 'tanh', False)]:
+        gru = fluid.dygraph.GRUUnit(3 * H, param_attr=arr(rng.randn(H, 3 * H) * 0.5), bias_attr=arr(rng.randn(1, 3 * H) * 0.1),
+                                    activation=act, gate_activation=gact, origin_mode=origin)
+        x = fluid.dygraph.to_variable(rng.randn(4, 3 * H).astype('float32'))
+        h0 = fluid.dygraph.to_variable(rng.randn(4, H).astype('float32'))
+        h0.stop_gradient = False
+        h1, r1, g1 = gru(x, h0)
+        h2, r2, g2 = gru(x * 0.5, h1)
+        loss = fluid.layers.reduce_sum(h2 * h2) + fluid.layers.reduce_sum(g1)
+        loss.backward()
+        res += [h1, r1, g1, h2, gru.weight.gradient(), gru.bias.gradient(), h0.gradient()]
+    return res
+out = dy(f)
+'''),
     ("layer_sublayers_include_sublayers_dygraph", '''
 class Net(fluid.dygraph.Layer):
     def __init__(self):

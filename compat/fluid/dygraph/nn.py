@@ -18,7 +18,7 @@ from compat.fluid.layers import nn as _L
 
 __all__ = ["Conv2D", "Conv3D", "Pool2D", "Linear", "BatchNorm", "Dropout", "Embedding",
            "InstanceNorm", "LayerNorm", "PRelu", "BilinearTensorProduct", "Conv2DTranspose",
-           "Conv3DTranspose", "GroupNorm"]
+           "Conv3DTranspose", "GroupNorm", "GRUUnit"]
 
 
 def _d(name, replacement=None):
@@ -306,6 +306,49 @@ class BilinearTensorProduct(paddle.nn.Bilinear):
 
     def forward(self, x, y):
         return apply_act(super().forward(x, y), self._act)
+
+
+_GRU_ACTS = {"identity": lambda v: v, "sigmoid": F.sigmoid, "tanh": paddle.tanh,
+             "relu": F.relu}
+
+
+@_d("GRUUnit", replacement="paddle.nn.GRUCell (its own input projection, weights and gates)")
+class GRUUnit(Layer):
+    """1.x's gru_unit op on an input already projected to 3*H: ``weight`` [H, 3H] is one
+    buffer holding the update/reset weights as [H, 2H] followed by the candidate weights
+    as [H, H]; ``u, r = gate_act(x[:, :2H] + b + h @ W_ur)``,
+    ``c = act(x[:, 2H:] + b + (r * h) @ W_c)``, ``h' = u * (c - h) + h``. Returns
+    ``(h', r * h, concat(u, r, c))``, the last two without gradient. The 1.8 dygraph layer did not pass origin_mode to
+    the op (always False)."""
+
+    def __init__(self, size, param_attr=None, bias_attr=None, activation="tanh",
+                 gate_activation="sigmoid", origin_mode=False, dtype="float32"):
+        super().__init__()
+        self._bias_attr = bias_attr
+        self._act = _GRU_ACTS[activation]
+        self._gate_act = _GRU_ACTS[gate_activation]
+        self._dtype = dtype
+        size = size // 3
+        self.weight = self.create_parameter(attr=param_attr, shape=[size, 3 * size],
+                                            dtype=dtype)
+        self._bias_size = [1, 3 * size]
+        self.bias = self.create_parameter(attr=bias_attr, shape=self._bias_size, dtype=dtype,
+                                          is_bias=True)
+
+    def forward(self, input, hidden):
+        h = hidden.shape[1]
+        flat = paddle.reshape(self.weight, [-1])
+        w_ur = paddle.reshape(flat[: 2 * h * h], [h, 2 * h])
+        w_c = paddle.reshape(flat[2 * h * h:], [h, h])
+        x = input if self.bias is None else input + self.bias
+        ur = self._gate_act(x[:, : 2 * h] + paddle.matmul(hidden, w_ur))
+        u, r = ur[:, :h], ur[:, h:]
+        reset_hidden = r * hidden
+        c = self._act(x[:, 2 * h:] + paddle.matmul(reset_hidden, w_c))
+        new_hidden = u * (c - hidden) + hidden
+        # the op's Gate and ResetHiddenPrev outputs carried no gradient in 1.x (its
+        # gradient kernel reads only Hidden@GRAD; checked on 1.8.5)
+        return new_hidden, reset_hidden.detach(), paddle.concat([u, r, c], axis=1).detach()
 
 
 _lazy.attach(globals())
