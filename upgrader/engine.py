@@ -338,6 +338,12 @@ def positions(module: cst.Module) -> Dict[cst.CSTNode, "CodeRange"]:
     return statement_positions(module, module, ())[0]
 
 
+#: expressions that need no parentheses wherever a call stood
+_PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+            cst.Imaginary, cst.SimpleString, cst.FormattedString, cst.List, cst.Dict, cst.Set,
+            cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis)
+
+
 class Upgrader(FastTransformer):
     """Rewrites legacy references; collects findings and the facts the final pass needs.
 
@@ -369,6 +375,7 @@ class Upgrader(FastTransformer):
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
+        self.grouped: Dict[int, cst.BaseExpression] = {}  # rewrites parenthesized by _grouped
         self.class_operands: Set[int] = set()  # ids of isinstance/issubclass class operands
         self.skip_nodes: Set[int] = set()  # Names that are not references
         self.ref_decisions: Dict[int, cst.BaseExpression] = {}
@@ -839,7 +846,52 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated
         self.report_entry(original, entry, True)
-        return mapped[0]
+        return self._grouped(mapped[0])
+
+    # ------------------------------------------------------------ precedence
+    def _grouped(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """A rewrite that is no longer a primary (``paddle.matmul(x, y) * 0.5`` for
+        ``matmul(x, y, alpha=0.5)``) takes the call's place inside a larger expression:
+        parenthesize it, so ``a / matmul(..)`` and ``matmul(..)[0]`` keep their meaning;
+        the parentheses are dropped again where the expression stands alone."""
+        if node.lpar or isinstance(node, _PRIMARY):
+            return node
+        node = node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        self.grouped[id(node)] = node
+        return node
+
+    def _ungrouped(self, node):
+        if node is not None and self.grouped.get(id(node)) is node:
+            return node.with_changes(lpar=[], rpar=[])
+        return node
+
+    def leave_Assign(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
+
+    def leave_AnnAssign(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
+
+    def leave_AugAssign(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
+
+    def leave_Return(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
+
+    def leave_Expr(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped and not updated.star else updated
+
+    def leave_Element(self, original, updated):
+        return updated.with_changes(value=self._ungrouped(updated.value)) \
+            if id(updated.value) in self.grouped else updated
 
     # ----------------------------------------------------------------- references
     def _reference(self, node: cst.BaseExpression) -> bool:
