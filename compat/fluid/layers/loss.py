@@ -32,6 +32,60 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     return loss
 
 
+@legacy("paddle.fluid.layers.sigmoid_cross_entropy_with_logits",
+        "paddle.fluid.layers.loss.sigmoid_cross_entropy_with_logits",
+        replacement="paddle.nn.functional.binary_cross_entropy_with_logits(..., reduction='none')")
+def sigmoid_cross_entropy_with_logits(x, label, ignore_index=-100, name=None, normalize=False):
+    """Element-wise loss; elements whose label is ``ignore_index`` get loss and gradient 0,
+    ``normalize`` divides by the number of the other elements (0/0 = nan when all are
+    ignored, as 1.x). ``pos_weight`` of ones: Paddle 3.3.1's kernel without it gives the
+    gradient ``sigmoid(x) - label - 1`` at a logit exactly 0."""
+    keep = paddle.cast(label != ignore_index, x.dtype)
+    loss = F.binary_cross_entropy_with_logits(x, label * keep, reduction="none",
+                                              pos_weight=paddle.ones([1], x.dtype)) * keep
+    if normalize:
+        loss = loss / paddle.sum(keep)
+    return loss
+
+
+@legacy("paddle.fluid.layers.smooth_l1", "paddle.fluid.layers.nn.smooth_l1",
+        replacement="paddle.nn.functional.smooth_l1_loss (summed per sample by hand)")
+def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
+    """1.x's smooth_l1_loss op: ``d = inside_weight * (x - y)``, element loss
+    ``0.5 * sigma^2 * d^2`` where ``|d| < 1 / sigma^2`` else ``|d| - 0.5 / sigma^2``, times
+    ``outside_weight``, summed over every axis but the first: shape ``[N, 1]``. The
+    gradient is ``sigma^2 * d`` inside, ``sign(d)`` from the threshold on; the weights get
+    none."""
+    sigma2 = (1.0 if sigma is None else float(sigma)) ** 2
+    diff = x - y
+    if inside_weight is not None:
+        diff = diff * inside_weight.detach()
+    absd = paddle.abs(diff)
+    loss = paddle.where(absd < 1.0 / sigma2, diff * diff * (0.5 * sigma2), absd - 0.5 / sigma2)
+    if outside_weight is not None:
+        loss = loss * outside_weight.detach()
+    return paddle.sum(paddle.flatten(loss, start_axis=1), axis=1, keepdim=True)
+
+
+@legacy("paddle.fluid.layers.rank_loss", "paddle.fluid.layers.loss.rank_loss",
+        replacement="paddle.log(1 + paddle.exp(left - right)) - label * (left - right)")
+def rank_loss(label, left, right, name=None):
+    diff = left - right
+    return paddle.log(1.0 + paddle.exp(diff)) - label * diff
+
+
+@legacy("paddle.fluid.layers.bpr_loss", "paddle.fluid.layers.loss.bpr_loss",
+        replacement="paddle.nn.functional.log_sigmoid of the score differences")
+def bpr_loss(input, label, name=None):
+    """Per row: the mean over the classes j other than the label of
+    ``log(1 + exp(input[j] - input[label]))``, shape ``[N, 1]``."""
+    classes = input.shape[-1]
+    gap = input - paddle.take_along_axis(input, label, axis=-1)
+    others = 1.0 - F.one_hot(paddle.squeeze(label, -1), classes).astype(input.dtype)
+    loss = paddle.log(1.0 + paddle.exp(gap)) * others
+    return paddle.sum(loss, axis=-1, keepdim=True) / float(classes - 1)
+
+
 def _ignored_rows_gradient(logits, label, ignore_index, axis):
     """0 in value; its gradient is 1.x's for the rows whose label is ``ignore_index``.
 
