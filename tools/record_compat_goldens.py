@@ -968,6 +968,61 @@ out.append(np.array([states['num_infer_chunks'], states['num_label_chunks'], sta
 ed.reset()
 out.append(np.array([ed.total_distance, ed.seq_num, ed.instance_error], 'float64'))
 '''),
+    ("losses_without_counterpart_static", '''
+X = (rng.randn(6, 4) * 1.5).astype('float32')
+X[0, 0] = 0.0
+Y = rng.randn(6, 4).astype('float32')
+Y[1, 1] = X[1, 1] + 1.0
+Y[2, 2] = X[2, 2]
+IW = rng.rand(6, 4).astype('float32')
+OW = rng.rand(6, 4).astype('float32')
+A4 = rng.randn(6, 2, 2, 3).astype('float32')
+B4 = rng.randn(6, 2, 2, 3).astype('float32')
+LB = rng.rand(6, 4).astype('float32')
+LB[0, 1] = -1.0; LB[3, 2] = -1.0; LB[5, 0] = -1.0
+R = (rng.rand(6, 1) > 0.5).astype('float32')
+LE = rng.randn(6, 1).astype('float32')
+RI = rng.randn(6, 1).astype('float32')
+IL = rng.randint(0, 4, (6, 1)).astype('int64')
+def build():
+    d = lambda n, s, t='float32': fluid.data(n, [None] + s, t)
+    x, y, a4, b4 = d('x', [4]), d('y', [4]), d('a4', [2, 2, 3]), d('b4', [2, 2, 3])
+    inw, otw, lb, r, le, ri, lab = d('inw', [4]), d('otw', [4]), d('lb', [4]), d('r', [1]), d('le', [1]), d('ri', [1]), d('lab', [1], 'int64')
+    for v in (x, y, a4, le, ri):
+        v.stop_gradient = False
+    res = [fluid.layers.smooth_l1(x, y), fluid.layers.smooth_l1(x, y, inw, otw, sigma=2.0),
+           fluid.layers.smooth_l1(a4, b4, sigma=0.5),
+           fluid.layers.sigmoid_cross_entropy_with_logits(x, lb, ignore_index=-1),
+           fluid.layers.sigmoid_cross_entropy_with_logits(x, lb, -1, normalize=True),
+           fluid.layers.sigmoid_cross_entropy_with_logits(x, fluid.layers.abs(lb)),
+           fluid.layers.rank_loss(r, le, ri), fluid.layers.bpr_loss(x, lab),
+           fluid.layers.bpr_loss(fluid.layers.softmax(x), lab)]
+    total = fluid.layers.sums([fluid.layers.reduce_sum(v * v) for v in res])
+    return res + fluid.gradients(total, [x, y, a4, le, ri])
+out = static_run(build, {'x': X, 'y': Y, 'a4': A4, 'b4': B4, 'inw': IW, 'otw': OW, 'lb': LB, 'r': R, 'le': LE, 'ri': RI, 'lab': IL})
+'''),
+    ("losses_without_counterpart_dygraph", '''
+X = (rng.randn(5, 3) * 1.5).astype('float32')
+X[0, 0] = 0.0
+Y = rng.randn(5, 3).astype('float32')
+Y[1, 1] = X[1, 1] - 0.25
+IW = rng.rand(5, 3).astype('float32')
+OW = rng.rand(5, 3).astype('float32')
+LB = rng.rand(5, 3).astype('float32')
+LB[0, 1] = 2.0; LB[4, 2] = 2.0
+IL = rng.randint(0, 3, (5, 1)).astype('int64')
+def f():
+    t = fluid.dygraph.to_variable
+    x, y = t(X), t(Y)
+    x.stop_gradient = False
+    y.stop_gradient = False
+    res = [fluid.layers.smooth_l1(x, y, inside_weight=t(IW), outside_weight=t(OW), sigma=4.0),
+           fluid.layers.sigmoid_cross_entropy_with_logits(x, t(LB), ignore_index=2, normalize=True),
+           fluid.layers.rank_loss(t(LB[:, :1]), x[:, :1], y[:, 1:2]), fluid.layers.bpr_loss(x, t(IL))]
+    fluid.layers.sums([fluid.layers.reduce_sum(v * v) for v in res]).backward()
+    return res + [x.gradient(), y.gradient()]
+out = dy(f)
+'''),
     ("all_parameters_order_static", '''
 main, startup = fluid.Program(), fluid.Program()
 with fluid.program_guard(main, startup):
@@ -978,6 +1033,19 @@ with fluid.program_guard(main, startup):
 out = [np.concatenate([np.array(p.shape) for p in main.all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.global_block().all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.block(0).all_parameters()])]
+'''),
+    ("round_half_away_from_zero_dygraph", '''
+X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 2.4, -3.7, 0.0, 7.0], dtype='float32')
+def f():
+    return [fluid.layers.round(fluid.dygraph.to_variable(X)), fluid.layers.ops.round(fluid.dygraph.to_variable(X * 3))]
+out = dy(f)
+'''),
+    ("round_half_away_from_zero_static", '''
+X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 2.4, -3.7, 0.0, 7.0], dtype='float64')
+def build():
+    x = fluid.data('x', [None], 'float64')
+    return [fluid.layers.round(x), fluid.layers.round(x * 3)]
+out = static_run(build, {'x': X})
 '''),
 ]
 
