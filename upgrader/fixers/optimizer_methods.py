@@ -7,7 +7,10 @@ What it does
     ``<opt>.current_step_lr()`` becomes ``<opt>.get_lr()``,
     ``<opt>.backward(loss, parameter_list=ps)`` becomes ``<opt>.backward(loss, parameters=ps)``
     and ``<opt>.apply_optimize(loss, startup_program, params_grads)`` becomes
-    ``<opt>.apply_gradients(params_grads)``.
+    ``<opt>.apply_gradients(params_grads)``. In a static program ``<opt>.backward(loss)``
+    without a parameter list (neither in the call nor in the optimizer's constructor)
+    becomes ``<opt>.backward(loss)[::-1]``: PIR lists the program's parameters in reverse
+    creation order, 1.8 in creation order (checked on 3.3.1).
 
 Why is this bad?
     Today's ``Optimizer.minimize`` and ``backward`` name the argument ``parameters``
@@ -144,8 +147,9 @@ def _backward(up, original: cst.Call, updated: cst.Call):
                   "paddle.fluid.optimizer.Optimizer.backward",
                   "paddle.optimizer.Optimizer.backward", "manual")
         return updated
-    if not any(a.keyword is not None and a.keyword.value == "parameter_list" for a in updated.args):
-        return updated
+    if not any(_list_arg(updated, a) and _kw(updated, a) == "parameter_list"
+               for a in updated.args):
+        return _backward_order(up, original, updated)
     args = [a.with_changes(keyword=cst.Name("parameters"))
             if a.keyword is not None and a.keyword.value == "parameter_list" else a
             for a in updated.args]
@@ -153,6 +157,60 @@ def _backward(up, original: cst.Call, updated: cst.Call):
               "paddle.fluid.optimizer.Optimizer.backward", "paddle.optimizer.Optimizer.backward",
               "safe", applied=True)
     return updated.with_changes(args=args)
+
+
+def _kw(call: cst.Call, arg: cst.Arg):
+    i = list(call.args).index(arg)
+    return arg.keyword.value if arg.keyword is not None else {2: "parameter_list"}.get(i)
+
+
+def _backward_order(up, original: cst.Call, updated: cst.Call):
+    """``opt.backward(loss)`` in a static program, the optimizer built without a parameter
+    list: 1.8 listed the program's parameters in creation order, 3.x's PIR backward in
+    reverse (each parameter op sits at the top of the block)."""
+    from upgrader.fixers.static_dropout import static_only
+    if not static_only(up) or any(a.star for a in updated.args):
+        return updated
+    ctor = _constructors(up).get(updated.func.value.value)
+    if ctor is None:  # assigned more than once, or not from a call: order unknown
+        return updated
+    up.report(original, CODE, "`opt.backward(loss)` → `opt.backward(loss)[::-1]`: on PIR "
+              "programs it lists the (param, grad) pairs in reverse creation order (1.8: "
+              "creation order)", "paddle.fluid.optimizer.Optimizer.backward",
+              "paddle.optimizer.Optimizer.backward", "safe", applied=True)
+    from upgrader.fixers.program_methods import _reversed
+    return _reversed(updated)
+
+
+def _constructors(up):
+    """optimizer variable -> its only constructor call, when that call gives no parameter
+    list (the order of backward's pairs is then the program's)."""
+    cache = getattr(up, "_optimizer_ctor_cache", None)
+    if cache is not None:
+        return cache
+    from upgrader.args import Manual, bind
+    from upgrader.names import FastVisitor
+    seen = {}
+
+    class V(FastVisitor):
+        def visit_Assign(self, node: cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    seen.setdefault(t.target.value, []).append(node.value)
+
+    up.module.visit(V())
+    cache = {}
+    for name in _optimizer_vars(up):
+        values = seen.get(name, [])
+        if len(values) != 1 or not isinstance(values[0], cst.Call):
+            continue
+        entry = up.entry_for(up.resolve_dotted(values[0].func))
+        b = bind(entry, values[0]) if entry is not None else Manual("")
+        if isinstance(b, Manual) or "parameter_list" in b.values:
+            continue
+        cache[name] = values[0]
+    up._optimizer_ctor_cache = cache
+    return cache
 
 
 def _apply_optimize(up, original: cst.Call, updated: cst.Call):

@@ -4,7 +4,8 @@ What it does
     On a program the file builds with the legacy API (``fluid.Program()``,
     ``fluid.default_main_program()``, ``fluid.default_startup_program()``, or a name
     assigned from one of them), ``prog.all_parameters()`` becomes
-    ``prog.global_block().all_parameters()`` and ``prog.block(0)`` becomes
+    ``prog.global_block().all_parameters()[::-1]`` (so does
+    ``prog.global_block().all_parameters()``) and ``prog.block(0)`` becomes
     ``prog.global_block()``; ``current_block()``, ``to_string(...)`` and
     ``global_block().var(name)`` are reported for a manual rewrite; ``prog.list_vars()``
     becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
@@ -14,12 +15,14 @@ Why is this bad?
     ``list_vars()``, ``num_blocks`` and ``random_seed``, but no ``all_parameters``,
     ``block``, ``current_block`` or ``to_string``, and its blocks have no ``var(name)``
     (checked on 3.3.1): the upgraded program fails with AttributeError although every name
-    it imports was rewritten. ``list_vars()`` yields every value of the program, and
+    it imports was rewritten. A PIR block keeps each parameter op at its top, so
+    ``all_parameters()`` lists them in reverse creation order (1.8: creation order; checked
+    on 3.3.1). ``list_vars()`` yields every value of the program, and
     ``.name`` raises ValueError on all but data, parameters and persistable variables.
 
 Example
     ``params = fluid.default_main_program().all_parameters()`` →
-    ``params = paddle.static.default_main_program().global_block().all_parameters()``.
+    ``params = paddle.static.default_main_program().global_block().all_parameters()[::-1]``.
 
 Fix safety
     Safe for ``all_parameters()`` in a file that does not call ``create_global_var``
@@ -122,6 +125,12 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             and up.opts.enabled(CODE) and _is_program(up, f.value, legacy_only=True) \
             and not up.suppressed_node(original, CODE):
         return _list_vars(up, original, updated)
+    if isinstance(f, cst.Attribute) and f.attr.value == "all_parameters" and not original.args \
+            and isinstance(f.value, cst.Call) and isinstance(f.value.func, cst.Attribute) \
+            and f.value.func.attr.value in ("global_block", "block") \
+            and up.opts.enabled(CODE) and _is_program(up, f.value.func.value, legacy_only=True) \
+            and not up.suppressed_node(original, CODE):
+        return _block_all_parameters(up, original, updated)
     if not (isinstance(f, cst.Attribute) and f.attr.value in ("all_parameters", "block", *MANUAL)):
         return updated
     if not up.opts.enabled(CODE) or not _is_program(up, f.value):
@@ -155,4 +164,26 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", safety,
               applied=True)
     block = cst.Call(func=cst.Attribute(value=new_value, attr=cst.Name("global_block")))
-    return cst.Call(func=cst.Attribute(value=block, attr=cst.Name("all_parameters")))
+    return _reversed(cst.Call(func=cst.Attribute(value=block, attr=cst.Name("all_parameters"))))
+
+
+def _reversed(node: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.parse_expression("X[::-1]").visit(_Put(node))
+
+
+def _block_all_parameters(up, original: cst.Call, updated: cst.Call):
+    """``<legacy program>.global_block().all_parameters()`` (or ``block(0)``): a PIR block
+    lists its parameters in reverse creation order."""
+    legacy = "paddle.fluid.framework.Block.all_parameters"
+    safety = "unsafe" if _global_var_used(up) else "safe"
+    message = ("`block.all_parameters()` → `block.all_parameters()[::-1]`: a PIR block keeps "
+               "each parameter op at its top, so it lists the parameters in reverse creation "
+               "order (1.8: creation order)"
+               + ("; unsafe: create_global_var's replacement is a non-trainable parameter and is "
+                  "listed too (filter on `not p.stop_gradient`)" if safety == "unsafe" else ""))
+    if safety == "unsafe" and not up.opts.unsafe_fixes:
+        up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", "unsafe")
+        return updated
+    up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", safety,
+              applied=True)
+    return _reversed(updated)
