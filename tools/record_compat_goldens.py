@@ -1034,19 +1034,6 @@ out = [np.concatenate([np.array(p.shape) for p in main.all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.global_block().all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.block(0).all_parameters()])]
 '''),
-    ("round_half_away_from_zero_dygraph", '''
-X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 2.4, -3.7, 0.0, 7.0], dtype='float32')
-def f():
-    return [fluid.layers.round(fluid.dygraph.to_variable(X)), fluid.layers.ops.round(fluid.dygraph.to_variable(X * 3))]
-out = dy(f)
-'''),
-    ("round_half_away_from_zero_static", '''
-X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 2.4, -3.7, 0.0, 7.0], dtype='float64')
-def build():
-    x = fluid.data('x', [None], 'float64')
-    return [fluid.layers.round(x), fluid.layers.round(x * 3)]
-out = static_run(build, {'x': X})
-'''),
 ]
 
 
