@@ -112,9 +112,18 @@ class Conv3DTranspose(paddle.nn.Conv3DTranspose):
                              groups=1 if groups is None else groups,
                              weight_attr=param_attr, bias_attr=bias_attr)
         self._act = act
+        # 1.8.5 created the bias but added it only ``if self._bias_attr:``: with the default
+        # None it stayed an unused zero parameter without gradient
+        self._legacy_add_bias = bool(bias_attr)
 
     def forward(self, input):
-        return apply_act(super().forward(input), self._act)
+        if self._legacy_add_bias:
+            return apply_act(super().forward(input), self._act)
+        out = F.conv3d_transpose(input, self.weight, bias=None, padding=self._padding,
+                                 output_padding=self.output_padding, stride=self._stride,
+                                 dilation=self._dilation, groups=self._groups,
+                                 data_format=self._data_format)
+        return apply_act(out, self._act)
 
 
 @_d("Pool2D", replacement="paddle.nn.MaxPool2D / AvgPool2D (stride=1 explicitly) / AdaptiveMaxPool2D(1)")
