@@ -1034,6 +1034,19 @@ out = [np.concatenate([np.array(p.shape) for p in main.all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.global_block().all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.block(0).all_parameters()])]
 '''),
+    ("unstack_backward_dygraph", '''
+X = rng.randn(4, 3, 2).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X)
+    x.stop_gradient = False
+    a = fluid.layers.unstack(x, axis=1)[2]
+    b = fluid.layers.unstack(x, -1)[0]
+    c = fluid.layers.unstack(x)[1]
+    loss = fluid.layers.reduce_sum(a * 2.0) + fluid.layers.reduce_sum(b * b) + fluid.layers.reduce_sum(c)
+    loss.backward()
+    return [a, b, c, loss, x.gradient()]
+out = dy(f)
+'''),
 ]
 
 
