@@ -5,7 +5,7 @@ import paddle
 import paddle.nn.functional as F
 
 from compat import _lazy
-from compat._runtime import legacy
+from compat._runtime import legacy, manual_error
 
 
 @legacy("paddle.fluid.layers.softmax_with_cross_entropy",
@@ -84,6 +84,26 @@ def bpr_loss(input, label, name=None):
     others = 1.0 - F.one_hot(paddle.squeeze(label, -1), classes).astype(input.dtype)
     loss = paddle.log(1.0 + paddle.exp(gap)) * others
     return paddle.sum(loss, axis=-1, keepdim=True) / float(classes - 1)
+
+
+@legacy("paddle.fluid.layers.edit_distance", "paddle.fluid.layers.loss.edit_distance",
+        replacement="the edit_distance op (paddle._C_ops.edit_distance) on padded batches")
+def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
+                  label_length=None):
+    """Padded batches with ``input_length``/``label_length`` (the form today's tensors
+    have): the same op, ``(distance [batch, 1] float32, sequence_num [1] int64)``."""
+    if ignored_tokens:
+        raise manual_error("paddle.fluid.layers.edit_distance",
+                           "ignored_tokens erased tokens from LoD sequences (sequence_erase); "
+                           "remove them from the padded batch and its lengths first")
+    if input_length is None or label_length is None:
+        raise manual_error("paddle.fluid.layers.edit_distance",
+                           "without input_length/label_length the sequences came from LoD, "
+                           "which today's tensors do not have: pass padded batches with lengths")
+    from paddle import _C_ops
+    sequence_num, distance = _C_ops.edit_distance(input, label, input_length, label_length,
+                                                  normalized)
+    return distance, sequence_num
 
 
 def _ignored_rows_gradient(logits, label, ignore_index, axis):

@@ -1,6 +1,7 @@
 """``paddle.fluid.layers.metric_op`` (1.8).
 
-Hand-written: ``accuracy`` and ``auc``. ``accuracy(correct=, total=)`` fills the given
+Hand-written: ``accuracy``, ``auc`` and ``mean_iou`` (the per-class counts from
+``paddle.bincount``, as the removed op computed them). ``accuracy(correct=, total=)`` fills the given
 variables with the number of correct and of all samples (shape [1] int32) as 1.8 did;
 ``paddle.metric.accuracy`` ignores them in PIR programs and makes them 0-D in dygraph.
 
@@ -22,7 +23,7 @@ import paddle
 from compat import _lazy
 from compat._runtime import legacy, quiet
 
-__all__ = ["accuracy", "auc"]
+__all__ = ["accuracy", "auc", "mean_iou"]
 
 
 @legacy("paddle.fluid.layers.accuracy", "paddle.fluid.layers.metric_op.accuracy",
@@ -37,6 +38,30 @@ def accuracy(input, label, k=1, correct=None, total=None):
         if dst is not None:
             paddle.assign(paddle.reshape(src, [1]), output=dst)
     return paddle.reshape(acc, [1])
+
+
+@legacy("paddle.fluid.layers.mean_iou", "paddle.fluid.layers.nn.mean_iou",
+        replacement="per-class counts from paddle.bincount")
+def mean_iou(input, label, num_classes):
+    """``(mean_iou [1] float32, out_wrong [num_classes] int32, out_correct [num_classes]
+    int32)``: a pixel with prediction p and label l counts as correct for p when p == l,
+    otherwise as wrong for both p and l; the mean is over the classes that occur."""
+    pred = paddle.reshape(input, [-1]).astype("int64")
+    lab = paddle.reshape(label, [-1]).astype("int64")
+    hit = pred == lab
+    spare = paddle.full_like(pred, num_classes)
+
+    def count(x):
+        return paddle.bincount(x, minlength=num_classes + 1)[:num_classes].astype("int32")
+
+    correct = count(paddle.where(hit, pred, spare))
+    wrong = count(paddle.where(hit, spare, pred)) + count(paddle.where(hit, spare, lab))
+    denominator = (wrong + correct).astype("float32")
+    present = denominator > 0
+    iou = paddle.where(present, correct.astype("float32") / paddle.clip(denominator, min=1.0),
+                       paddle.zeros_like(denominator))
+    miou = paddle.sum(iou) / paddle.sum(present.astype("float32"))
+    return paddle.reshape(miou, [1]), wrong, correct
 
 
 def _stat_vars(shapes):
