@@ -1001,6 +1001,30 @@ def build():
     return res + fluid.gradients(total, [x, y, a4, le, ri])
 out = static_run(build, {'x': X, 'y': Y, 'a4': A4, 'b4': B4, 'inw': IW, 'otw': OW, 'lb': LB, 'r': R, 'le': LE, 'ri': RI, 'lab': IL})
 '''),
+    ("mean_iou_edit_distance", '''
+PRED = rng.randint(0, 4, (2, 5, 5)).astype('int32')
+LAB = rng.randint(0, 4, (2, 5, 5)).astype('int32')
+LAB[:, 0, :] = 3
+HYP = rng.randint(1, 6, (3, 6)).astype('int64')
+REF = rng.randint(1, 6, (3, 7)).astype('int64')
+HL = np.array([6, 3, 0], 'int64')
+RL = np.array([7, 5, 2], 'int64')
+def build():
+    p = fluid.data('p', [None, 5, 5], 'int32')
+    l = fluid.data('l', [None, 5, 5], 'int32')
+    h = fluid.data('h', [None, 6], 'int64')
+    r = fluid.data('r', [None, 7], 'int64')
+    hl = fluid.data('hl', [None], 'int64')
+    rl = fluid.data('rl', [None], 'int64')
+    return (list(fluid.layers.mean_iou(p, l, 4)) + list(fluid.layers.mean_iou(input=p, label=l, num_classes=6))
+            + list(fluid.layers.edit_distance(h, r, input_length=hl, label_length=rl))
+            + list(fluid.layers.edit_distance(h, r, normalized=False, input_length=hl, label_length=rl)))
+out = static_run(build, {'p': PRED, 'l': LAB, 'h': HYP, 'r': REF, 'hl': HL, 'rl': RL})
+def f():
+    t = fluid.dygraph.to_variable
+    return list(fluid.layers.mean_iou(t(PRED), t(LAB), 4)) + list(fluid.layers.edit_distance(t(HYP), t(REF), True, None, t(HL), t(RL)))
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0
