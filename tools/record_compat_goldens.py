@@ -1071,6 +1071,40 @@ def f():
     return [a, b, c, loss, x.gradient()]
 out = dy(f)
 '''),
+    ("scatter_input_gradient_static", '''
+X = rng.randn(4, 3).astype('float32')
+U = rng.randn(3, 3).astype('float32')
+W = np.linspace(-1, 2, 12).reshape(4, 3).astype('float32')
+def build():
+    x = fluid.data('x', [4, 3], 'float32')
+    u = fluid.data('u', [3, 3], 'float32')
+    x.stop_gradient = False
+    u.stop_gradient = False
+    idx = fluid.layers.assign(np.array([2, 0, 2], dtype='int64'))
+    a = fluid.layers.scatter(x, idx, u)
+    b = fluid.layers.scatter(x, idx, u, overwrite=False)
+    c = fluid.layers.scatter(fluid.layers.zeros([4, 3], 'float32'), idx, u, None, False)
+    loss = fluid.layers.reduce_sum((a + 2.0 * b + 3.0 * c) * fluid.layers.assign(W))
+    return [a, b, c] + fluid.gradients(loss, [x, u])
+out = static_run(build, {'x': X, 'u': U})
+'''),
+    ("scatter_input_gradient_dygraph", '''
+X = rng.randn(4, 3).astype('float32')
+U = rng.randn(3, 3).astype('float32')
+W = np.linspace(-1, 2, 12).reshape(4, 3).astype('float32')
+def f():
+    t = fluid.dygraph.to_variable
+    x, u = t(X), t(U)
+    x.stop_gradient = False
+    u.stop_gradient = False
+    idx = t(np.array([1, 3, 1], dtype='int64'))
+    a = fluid.layers.scatter(x, idx, u, overwrite=False)
+    b = fluid.layers.scatter(input=x, index=idx, updates=u)
+    loss = fluid.layers.reduce_sum((a + 2.0 * b) * t(W))
+    loss.backward()
+    return [a, b, x.gradient(), u.gradient()]
+out = dy(f)
+'''),
 ]
 
 

@@ -418,6 +418,17 @@ def pad_constant_like(x, y, pad_value=0.0, name=None):
     return out
 
 
+@_nn("scatter", replacement="paddle.scatter")
+def scatter(input, index, updates, name=None, overwrite=True):
+    """paddle.scatter's values; the gradient with respect to ``input`` is 1.8's: the
+    output's gradient on every row, also on the rows the updates replaced (today's op
+    gives them 0)."""
+    out = paddle.scatter(input.detach(), index, updates, overwrite=overwrite)
+    if input.stop_gradient:
+        return out
+    return out + (input - input.detach())
+
+
 def _unique_first_order(x, dtype):
     """1.8's unique kept the values in order of first occurrence (paddle.unique sorts
     them). Built from paddle.unique's first indices and counts only: in a PIR program
