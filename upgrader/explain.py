@@ -130,6 +130,9 @@ def arg_changes(e: Entry) -> List[str]:
             out.append(f"`{name}` → explicit activation call")
         elif s.unsafe_if_set:
             out.append(f"`{name}`: unsafe when set ({s.unsafe_if_set})")
+        elif s.unsafe_below:
+            out.append(f"`{name}`: unsafe below {s.unsafe_below['bound']} or when not a literal "
+                       f"({s.unsafe_below['why']})")
         elif s.manual_values:
             out.append(f"`{name}`: manual for {', '.join(s.manual_values)} or a non-literal value")
         elif s.wrap:

@@ -32,7 +32,7 @@ SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
-            "unsafe_if_set", "positional_only"}
+            "unsafe_if_set", "positional_only", "unsafe_below"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
@@ -69,6 +69,7 @@ class ArgSpec:
     manual_values: Optional[Dict[str, str]] = None
     unsafe_if_set: Optional[str] = None
     positional_only: Optional[str] = None
+    unsafe_below: Optional[Dict[str, Any]] = None  # {bound, why}
 
 
 @dataclass
@@ -160,6 +161,10 @@ def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
     if unknown:
         raise _err(file, name, f"args.{pname}: unknown key(s) {sorted(unknown)}")
     spec = ArgSpec(**raw)
+    ub = spec.unsafe_below
+    if ub is not None and (not isinstance(ub, dict) or set(ub) != {"bound", "why"}
+                           or not isinstance(ub["bound"], (int, float))):
+        raise _err(file, name, f"args.{pname}.unsafe_below must be {{ bound = <number>, why = \"...\" }}")
     for key in ("wrap", "wrap_if_default"):
         t = getattr(spec, key)
         if t is not None and "{call}" not in t:
