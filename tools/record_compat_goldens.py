@@ -1105,6 +1105,25 @@ def f():
     return [a, b, x.gradient(), u.gradient()]
 out = dy(f)
 '''),
+    ("strided_slice_negative_strides_dygraph", '''
+A = np.arange(10).astype('float32')
+M = np.arange(24).reshape(4, 6).astype('float32')
+CASES = [(4, 0, -2), (8, 2, -3), (7, -20, -2), (-1, 0, -2), (-2, -9, -4), (100, -100, -3), (9, 0, -1), (0, 9, 2)]
+def f():
+    x = fluid.dygraph.to_variable(A)
+    rows = [fluid.layers.strided_slice(x, [0], [s], [e], [st]) for s, e, st in CASES]
+    return rows + [fluid.layers.strided_slice(fluid.dygraph.to_variable(M), [0, 1], [3, 5], [0, 0], [-2, -3])]
+out = dy(f)
+'''),
+    ("strided_slice_negative_strides_static", '''
+M = np.arange(24).reshape(4, 6).astype('float32')
+def build():
+    m = fluid.data('m', [4, 6], 'float32')
+    return [fluid.layers.strided_slice(m, [0, 1], [3, 5], [0, 0], [-2, -3]),
+            fluid.layers.strided_slice(m, axes=[1], starts=[-1], ends=[-7], strides=[-4]),
+            fluid.layers.strided_slice(m, [0], [0], [4], [3])]
+out = static_run(build, {'m': M})
+'''),
 ]
 
 

@@ -429,6 +429,31 @@ def scatter(input, index, updates, name=None, overwrite=True):
     return out + (input - input.detach())
 
 
+def _legacy_negative_start(start, end, stride, dim):
+    """1.8.5 took every |stride|-th element of (end, start] counting from end's side:
+    the numpy start that picks the same elements (start, end normalized as 1.8 did)."""
+    s = start + dim if start < 0 else start
+    e = end + dim if end < 0 else end
+    s, e = min(s, dim - 1), max(e, -1)
+    if s <= e:
+        return start
+    return e + 1 + ((s - e - 1) // -stride) * -stride
+
+
+@_nn("strided_slice", replacement="paddle.strided_slice")
+def strided_slice(input, axes, starts, ends, strides):
+    """paddle.strided_slice, with 1.8.5's choice of elements for a stride below -1 (it
+    counted from the end of the range; today from start) where the sizes are known."""
+    if all(isinstance(v, (list, tuple)) and all(isinstance(i, int) for i in v)
+           for v in (axes, starts, ends, strides)) and any(st < -1 for st in strides):
+        starts = list(starts)
+        for k, (ax, st) in enumerate(zip(axes, strides)):
+            dim = input.shape[ax]
+            if st < -1 and dim is not None and dim >= 0:
+                starts[k] = _legacy_negative_start(starts[k], ends[k], st, dim)
+    return paddle.strided_slice(input, axes, starts, ends, strides)
+
+
 def _unique_first_order(x, dtype):
     """1.8's unique kept the values in order of first occurrence (paddle.unique sorts
     them). Built from paddle.unique's first indices and counts only: in a PIR program
