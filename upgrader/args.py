@@ -327,11 +327,18 @@ def _literal_key(table: Dict[str, str], src: str):
 _HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _templates(entry: Entry) -> List[str]:
-    """Every template of the entry (the engine may pass an adjusted copy)."""
+def _templates(entry: Entry, bound: Optional[Bound] = None) -> List[str]:
+    """Every template of the entry (the engine may pass an adjusted copy); given the
+    call's arguments, without the argument wraps that do not apply (argument absent or
+    equal to its ``unless``)."""
     out = list(entry.extra.values()) + ([entry.wrap] if entry.wrap else [])
-    for spec in entry.args.values():
-        out += [t for t in (spec.transform, spec.wrap, spec.default, spec.wrap_if_default) if t]
+    for pname, spec in entry.args.items():
+        wrap = spec.wrap
+        if wrap and bound is not None:
+            arg = bound.values.get(pname)
+            if arg is None or (spec.unless is not None and same_value(code_of(arg.value), spec.unless)):
+                wrap = None
+        out += [t for t in (spec.transform, wrap, spec.default, spec.wrap_if_default) if t]
     return out
 
 
@@ -406,7 +413,7 @@ class _FoldIndex(cst.CSTTransformer):
 def _named_values(entry: Entry, bound: Bound):
     """Values for ``{param}`` holes that templates use to refer to other legacy arguments."""
     uses: Dict[str, int] = {}
-    for t in _templates(entry):
+    for t in _templates(entry, bound):
         for name in _HOLE.findall(t):
             if name != "call":
                 uses[name] = uses.get(name, 0) + 1
