@@ -188,6 +188,10 @@ QUIET = [
     ("import paddle\nimport paddle.fluid as fluid\n\nprint(paddle.__version__)\npaddle.enable_static()\n"
      "y = fluid.layers.data('y', [1])\n"),
     ("import paddle.fluid\n\nw = paddle.nn.Linear(2, 2)\nz = paddle.fluid.layers.relu(w)\n"),
+    # an alias inside the guard block becomes module-level when the guard goes: its uses
+    # are not quiet (the cleanup used to drop the alias and leave `t(...)` undefined)
+    ("import numpy as np\nimport paddle.fluid as fluid\n\nwith fluid.dygraph.guard():\n"
+     "    t = fluid.dygraph.to_variable\n    u = t\n    x = u(np.ones([2], 'float32'))\n"),
 ]
 
 

@@ -107,8 +107,12 @@ def _interesting(tree: ast.AST, names: "Names") -> bool:
 
 
 def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
-    """Names assigned (anywhere) from a call through one of ``names``."""
+    """Names assigned (anywhere) from a call through one of ``names``, and plain names
+    assigned one of ``names`` (or of those) or an attribute of one: ``t =
+    fluid.dygraph.to_variable`` in a ``with`` block is a module-level alias once the guard
+    is removed."""
     out: Set[str] = set()
+    aliases = []
     for node in walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             f = node.value.func
@@ -119,6 +123,24 @@ def _assigned_from_calls(tree: ast.Module, names: Set[str]) -> Set[str]:
                     for n in walk(t):
                         if isinstance(n, ast.Name):
                             out.add(n.id)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute)) \
+                and all(isinstance(t, ast.Name) for t in node.targets):
+            f = node.value
+            while isinstance(f, ast.Attribute):
+                f = f.value
+            if isinstance(f, ast.Name):
+                aliases.append((f.id, [t.id for t in node.targets]))
+    known = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for root, targets in aliases:
+            if root in known:
+                for t in targets:
+                    if t not in known:
+                        known.add(t)
+                        out.add(t)
+                        grown = True
     return out
 
 
