@@ -10,7 +10,12 @@ What it does
     ``<opt>.apply_gradients(params_grads)``. In a static program ``<opt>.backward(loss)``
     without a parameter list (neither in the call nor in the optimizer's constructor)
     becomes ``<opt>.backward(loss)[::-1]``: PIR lists the program's parameters in reverse
-    creation order, 1.8 in creation order (checked on 3.3.1).
+    creation order, 1.8 in creation order (checked on 3.3.1). In a module that uses
+    ``program_guard``, an ``<opt>.minimize(loss, ...)`` statement outside any
+    ``program_guard`` block is put under
+    ``with paddle.static.program_guard(loss.block.program, <startup_program or None>):``:
+    1.8 built the update ops in the loss's program, 3.x builds them in the current default
+    program (3.3.1: IndexError when that program is empty).
 
 Why is this bad?
     Today's ``Optimizer.minimize`` and ``backward`` name the argument ``parameters``
@@ -39,6 +44,8 @@ Fix safety
 from __future__ import annotations
 
 import libcst as cst
+
+from upgrader.args import code_of
 
 CODE = "PU207"
 RENAMES = {"set_dict": "set_state_dict", "current_step_lr": "get_lr"}
@@ -264,3 +271,62 @@ def _is_guard(up, func) -> bool:
     return up.resolve_dotted(func) in ("paddle.fluid.program_guard",
                                        "paddle.fluid.framework.program_guard",
                                        "paddle.static.program_guard")
+
+
+def leave_statement(up, original, updated):
+    """``opt.minimize(loss, ...)`` outside the ``program_guard`` that built ``loss``: 3.x
+    builds the update ops in the current default program (3.3.1: IndexError on an empty
+    default program), 1.8 in the loss's program. The statement is put under
+    ``paddle.static.program_guard(loss.block.program, <its startup_program or None>)``."""
+    if not isinstance(original, cst.SimpleStatementLine) or len(original.body) != 1:
+        return updated
+    small = original.body[0]
+    call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "minimize"):
+        return updated
+    if "program_guard" not in up.source or not up.opts.enabled(CODE):
+        return updated
+    owner = call.func.value
+    if not ((isinstance(owner, cst.Name) and owner.value in _optimizer_vars(up)) or
+            (isinstance(owner, cst.Call) and
+             (up.resolve_dotted(owner.func) or "").startswith("paddle.fluid.optimizer."))):
+        return updated
+    from upgrader.fixers.static_dropout import static_only
+    if not static_only(up):
+        return updated
+    if any(isinstance(st, cst.With) and any(
+            isinstance(it.item, cst.Call) and _is_guard(up, it.item.func) for it in st.items)
+            for st, *_ in up.stmt_stack[:-1]):
+        return updated
+    loss = startup = None
+    for i, a in enumerate(call.args):
+        if a.star:
+            return updated
+        kw = a.keyword.value if a.keyword is not None else {0: "loss", 1: "startup_program"}.get(i)
+        if kw == "loss":
+            loss = a.value
+        elif kw == "startup_program":
+            startup = a.value
+    if up.suppressed_node(original, CODE):
+        return updated
+    if not isinstance(loss, cst.Name) or not (
+            startup is None or isinstance(startup, (cst.Name, cst.Attribute))):
+        up.report(original, CODE, "`opt.minimize(...)` outside a program_guard block, its loss "
+                  "or startup_program not a plain name: 3.x adds the update ops to the current "
+                  "default program (1.8: the loss's program); call it under "
+                  "`with paddle.static.program_guard(<loss's program>, <startup_program>):`",
+                  "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
+                  "manual")
+        return updated
+    up.report(original, CODE, "`opt.minimize(loss)` outside the loss's program_guard → under "
+              "`paddle.static.program_guard(loss.block.program, startup_program)`: 3.x adds "
+              "the update ops to the current default program (1.8: the loss's program)",
+              "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
+              "safe", applied=True)
+    guard = cst.parse_expression(
+        f"paddle.static.program_guard({loss.value}.block.program, "
+        f"{code_of(startup) if startup is not None else 'None'})")
+    inner = updated.with_changes(leading_lines=[])
+    return cst.With(items=[cst.WithItem(item=guard)], body=cst.IndentedBlock(body=[inner]),
+                    leading_lines=updated.leading_lines)
