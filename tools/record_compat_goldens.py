@@ -73,6 +73,27 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("grad_clip_sparse_embedding_dygraph", '''
+W = rng.randn(6, 2).astype('float32')
+batches = [np.array([[1, 3, 1]], 'int64'), np.array([[2, 3, 3]], 'int64'), np.array([[0, 1, 1]], 'int64')]
+def run(make):
+    emb = fluid.dygraph.Embedding([6, 2], is_sparse=True, param_attr=arr(W))
+    lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.5), bias_attr=const(0.1))
+    opt = make(emb.parameters() + lin.parameters())
+    for b in batches:
+        h = emb(fluid.dygraph.to_variable(b))
+        loss = fluid.layers.reduce_sum(lin(h) * fluid.dygraph.to_variable(np.arange(3).reshape(1, 3, 1).astype('float32') + 1))
+        loss.backward(); opt.minimize(loss); emb.clear_gradients(); lin.clear_gradients()
+    return [emb.weight.numpy(), lin.weight.numpy()]
+C = fluid.clip
+with fluid.dygraph.guard():
+    out = (run(lambda ps: fluid.optimizer.SGD(0.1, parameter_list=ps, grad_clip=C.GradientClipByGlobalNorm(0.5)))
+           + run(lambda ps: fluid.optimizer.SGD(0.1, parameter_list=ps, grad_clip=C.GradientClipByNorm(0.7)))
+           + run(lambda ps: fluid.optimizer.Momentum(0.1, 0.9, parameter_list=ps, grad_clip=C.GradientClipByValue(0.8, -0.2)))
+           + run(lambda ps: fluid.optimizer.Adam(0.1, parameter_list=ps, grad_clip=C.GradientClipByGlobalNorm(0.5)))
+           + run(lambda ps: fluid.optimizer.Adam(0.1, parameter_list=ps, lazy_mode=True, grad_clip=C.GradientClipByNorm(0.7)))
+           + run(lambda ps: fluid.optimizer.Adam(0.1, parameter_list=ps, grad_clip=C.GradientClipByValue(0.8))))
+'''),
     ("gru_unit_layer_dygraph", '''
 H = 3
 def f():

@@ -20,6 +20,17 @@ __all__ = ["ErrorClipByValue", "GradientClipByValue", "GradientClipByNorm",
            "GradientClipByGlobalNorm", "set_gradient_clip"]
 
 
+def _sparse(g) -> bool:
+    return paddle.in_dynamic_mode() and g.is_selected_rows()
+
+
+def _merged(g):
+    """A sparse (SelectedRows) gradient with its duplicate rows summed, and its values
+    (1.x's clip ops merged the rows before computing norms or clipping)."""
+    m = paddle.nn.clip.merge_selected_rows(g)
+    return m, m._get_tensor_from_selected_rows()
+
+
 class _LegacyClip(paddle.nn.clip.ClipGradBase):
     _need_clip = None
 
@@ -58,8 +69,19 @@ class GradientClipByValue(_LegacyClip):
         return "Gradient Clip By Value, min = %f, max=%f" % (self.min, self.max)
 
     def _clip(self, pairs):
-        return [(p, paddle.clip(g, min=self.min, max=self.max) if self._clipped(p) else g)
-                for p, g in pairs]
+        out = []
+        for p, g in pairs:
+            if not self._clipped(p):
+                out.append((p, g))
+            elif _sparse(g):
+                # today's clip has no SelectedRows kernel: clip the merged rows' values
+                # in place (a fresh tensor), as 1.x's clip op did
+                g, values = _merged(g)
+                values.clip_(self.min, self.max)
+                out.append((p, g))
+            else:
+                out.append((p, paddle.clip(g, min=self.min, max=self.max)))
+        return out
 
 
 @legacy("paddle.fluid.clip.GradientClipByNorm",
@@ -79,9 +101,12 @@ class GradientClipByNorm(_LegacyClip):
             if not self._clipped(p):
                 out.append((p, g))
                 continue
-            norm = paddle.sqrt(paddle.sum(paddle.square(g)))
+            values = g
+            if _sparse(g):
+                g, values = _merged(g)
+            norm = paddle.sqrt(paddle.sum(paddle.square(values)))
             scale = self.clip_norm / paddle.maximum(norm, paddle.full_like(norm, self.clip_norm))
-            out.append((p, g * scale))
+            out.append((p, paddle.multiply(g, scale) if _sparse(g) else g * scale))
         return out
 
 
@@ -98,14 +123,17 @@ class GradientClipByGlobalNorm(_LegacyClip):
         return "Gradient Clip By GlobalNorm, global_norm=%f" % self.clip_norm
 
     def _clip(self, pairs):
-        squares = [paddle.sum(paddle.square(g.astype("float32"))) for p, g in pairs if self._clipped(p)]
+        squares = [paddle.sum(paddle.square((_merged(g)[1] if _sparse(g) else g).astype("float32")))
+                   for p, g in pairs if self._clipped(p)]
         if not squares:
             return pairs
         total = squares[0] if len(squares) == 1 else paddle.add_n(squares)
         global_norm = paddle.sqrt(total)
         limit = paddle.full_like(global_norm, self.clip_norm)
         scale = limit / paddle.maximum(global_norm, limit)
-        return [(p, (g * scale.astype(g.dtype)) if self._clipped(p) else g) for p, g in pairs]
+        return [(p, (paddle.multiply(g, scale.astype(g.dtype)) if _sparse(g)
+                     else g * scale.astype(g.dtype)) if self._clipped(p) else g)
+                for p, g in pairs]
 
 
 @legacy("paddle.fluid.clip.ErrorClipByValue", replacement="(no equivalent; clip the variable)")
