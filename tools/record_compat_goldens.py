@@ -1145,6 +1145,40 @@ def build():
             fluid.layers.strided_slice(m, [0], [0], [4], [3])]
 out = static_run(build, {'m': M})
 '''),
+    ("gather_duplicate_index_gradient_static", '''
+X = rng.randn(4, 3).astype('float32')
+W = np.linspace(-1, 2, 15).reshape(5, 3).astype('float32')
+def build():
+    x = fluid.data('x', [None, 3], 'float32')
+    x.stop_gradient = False
+    idx = fluid.layers.assign(np.array([1, 3, 1, 0, 1], dtype='int64'))
+    a = fluid.layers.gather(x, idx)
+    b = fluid.layers.gather(x, idx, overwrite=False)
+    c = fluid.layers.gather(input=x, index=fluid.layers.assign(np.array([[2], [2], [0], [2], [3]], dtype='int32')))
+    w = fluid.layers.assign(W)
+    la = fluid.layers.reduce_sum(a * w)
+    lb = fluid.layers.reduce_sum(b * w)
+    lc = fluid.layers.reduce_sum(c * w)
+    return [a, b, c] + fluid.gradients(la, [x]) + fluid.gradients(lb, [x]) + fluid.gradients(lc, [x])
+out = static_run(build, {'x': X})
+'''),
+    ("gather_duplicate_index_gradient_dygraph", '''
+X = rng.randn(4, 2, 3).astype('float32')
+W = np.linspace(-1, 2, 30).reshape(5, 2, 3).astype('float32')
+def f():
+    t = fluid.dygraph.to_variable
+    x = t(X)
+    x.stop_gradient = False
+    y = t(X)
+    y.stop_gradient = False
+    idx = t(np.array([3, 3, 0, 3, 1], dtype='int64'))
+    a = fluid.layers.gather(x, idx)
+    b = fluid.layers.gather(y, idx, False)
+    loss = fluid.layers.reduce_sum(a * t(W)) + fluid.layers.reduce_sum(b * t(W) * 2.0)
+    loss.backward()
+    return [a, b, x.gradient(), y.gradient()]
+out = dy(f)
+'''),
 ]
 
 

@@ -423,10 +423,39 @@ def scatter(input, index, updates, name=None, overwrite=True):
     """paddle.scatter's values; the gradient with respect to ``input`` is 1.8's: the
     output's gradient on every row, also on the rows the updates replaced (today's op
     gives them 0)."""
-    out = paddle.scatter(input.detach(), index, updates, overwrite=overwrite)
+    const = _constant_copy(input)
+    out = paddle.scatter(const, index, updates, overwrite=overwrite)
     if input.stop_gradient:
         return out
-    return out + (input - input.detach())
+    return out + (input - const)
+
+
+def _constant_copy(v):
+    """v's value without a gradient path: detach() in dygraph; a stop_gradient copy in a
+    PIR program (a detach there shares v's buffer, which 3.3.1 read back as zeros once
+    v had other consumers)."""
+    if paddle.in_dynamic_mode():
+        return v.detach()
+    c = paddle.assign(v)
+    c.stop_gradient = True
+    return c
+
+
+@_nn("gather", replacement="paddle.gather")
+def gather(input, index, overwrite=True):
+    """paddle.gather's values. With overwrite=True (1.8's default) the gradient of a row
+    gathered several times is 1.8's: the output gradient of its LAST occurrence (1.8
+    scattered it back with overwrite), not their sum as today's op gives."""
+    out = paddle.gather(input, index)
+    if not overwrite or input.stop_gradient:
+        return out
+    flat = paddle.reshape(index, [-1])
+    pos = paddle.arange(paddle.shape(flat)[0], dtype=flat.dtype)
+    last = paddle.scatter(paddle.zeros(paddle.shape(input)[:1], flat.dtype), flat, pos, overwrite=True)
+    keep = paddle.cast(paddle.gather(last, flat) == pos, out.dtype)
+    keep = paddle.reshape(keep, [-1] + [1] * (len(out.shape) - 1))
+    const = _constant_copy(out)
+    return const + keep * (out - const)
 
 
 def _legacy_negative_start(start, end, stride, dim):
