@@ -73,6 +73,30 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("gru_unit_static", '''
+H = 3
+X = rng.randn(4, 3 * H).astype('float32')
+H0 = rng.randn(4, H).astype('float32')
+res = []
+for origin in [False, True]:
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        with fluid.unique_name.guard():
+            x = fluid.data('x', [None, 3 * H], 'float32')
+            h0 = fluid.data('h0', [None, H], 'float32')
+            h1, r1, g1 = fluid.layers.gru_unit(x, h0, 3 * H, param_attr=arr(rng.randn(H, 3 * H) * 0.5),
+                                               bias_attr=arr(rng.randn(1, 3 * H) * 0.1), activation='relu', origin_mode=origin)
+            h2, r2, g2 = fluid.layers.gru_unit(x * 0.5, h1, size=3 * H, param_attr=const(0.1))
+            loss = fluid.layers.reduce_mean(fluid.layers.square(h2 - 0.2)) + fluid.layers.reduce_mean(g1) + fluid.layers.reduce_mean(r2)
+            fluid.optimizer.SGD(learning_rate=0.5).minimize(loss)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        for step in range(3):
+            res += exe.run(main, feed={'x': X, 'h0': H0}, fetch_list=[loss, h1, r1, g1, h2])
+out = res
+'''),
     ("grad_clip_sparse_embedding_dygraph", '''
 W = rng.randn(6, 2).astype('float32')
 batches = [np.array([[1, 3, 1]], 'int64'), np.array([[2, 3, 3]], 'int64'), np.array([[0, 1, 1]], 'int64')]
