@@ -253,12 +253,36 @@ def collect_imports(module: cst.Module) -> ImportMap:
     return out
 
 
+def _module_level(body):
+    """The statements of ``body`` and of the ``with``, ``try`` and ``if`` blocks in it,
+    which open no scope: ``with fluid.dygraph.guard(): t = fluid.dygraph.to_variable``
+    binds a module name (the rewrite removes the guard, or turns it into ``try``)."""
+    for stmt in body:
+        blocks = []
+        if isinstance(stmt, (cst.With, cst.Try)):
+            blocks = [stmt.body]
+        elif isinstance(stmt, cst.If):
+            blocks = [stmt.body]
+            orelse = stmt.orelse
+            while isinstance(orelse, cst.If):
+                blocks.append(orelse.body)
+                orelse = orelse.orelse
+            if isinstance(orelse, cst.Else):
+                blocks.append(orelse.body)
+        if not blocks:
+            yield stmt
+        for b in blocks:
+            if isinstance(b, cst.IndentedBlock):
+                yield from _module_level(b.body)
+
+
 def _module_aliases(out: ImportMap, module: cst.Module) -> None:
-    """``layers = fluid.layers`` / ``fc = fluid.layers.fc`` at the top level of the module:
-    the name is bound like an import when the module binds it nowhere else (no other
-    assignment, loop or ``with`` target, ``def``/``class``/import, ``global``)."""
+    """``layers = fluid.layers`` / ``fc = fluid.layers.fc`` at the top level of the module
+    (or in a module-level ``with`` block): the name is bound like an import when the
+    module binds it nowhere else (no other assignment, loop or ``with`` target,
+    ``def``/``class``/import, ``global``)."""
     candidates = []
-    for stmt in module.body:
+    for stmt in _module_level(module.body):
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             a = stmt.body[0]
             if isinstance(a, cst.Assign) and len(a.targets) == 1 and \
