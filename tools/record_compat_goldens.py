@@ -1203,6 +1203,23 @@ def f():
     return [a, b, x.gradient(), y.gradient()]
 out = dy(f)
 '''),
+    ("one_hot_out_of_range_dygraph", '''
+I = np.array([[0], [3], [5], [-1], [2], [9]], dtype='int64')
+def f():
+    ids = fluid.dygraph.to_variable(I)
+    return [fluid.layers.one_hot(ids, 4, True), fluid.layers.one_hot(input=ids, depth=6, allow_out_of_range=True),
+            fluid.layers.one_hot(fluid.dygraph.to_variable(I[:2]), 4)]
+out = dy(f)
+'''),
+    ("one_hot_out_of_range_static", '''
+I = np.array([[0], [3], [5], [7], [2], [9]], dtype='int64')
+def build():
+    ids = fluid.data('ids', [None, 1], 'int64')
+    return [fluid.layers.one_hot(ids, depth=4, allow_out_of_range=True),
+            fluid.layers.one_hot(ids, fluid.layers.fill_constant([1], 'int32', 8), True),
+            fluid.layers.one_hot(ids, 10)]
+out = static_run(build, {'ids': I})
+'''),
 ]
 
 

@@ -430,6 +430,19 @@ def scatter(input, index, updates, name=None, overwrite=True):
     return out + (input - const)
 
 
+@_nn("one_hot", replacement="paddle.nn.functional.one_hot on ids squeezed on their last axis")
+def one_hot(input, depth, allow_out_of_range=False):
+    """1.8's one_hot v1: the trailing size-1 axis is replaced by depth; with
+    allow_out_of_range an id outside [0, depth) gives an all-zero row."""
+    ids = paddle.squeeze(input, axis=-1)
+    if not allow_out_of_range:
+        return F.one_hot(ids, depth)
+    limit = paddle.cast(depth, ids.dtype) if isinstance(depth, (paddle.Tensor, paddle.pir.Value)) else depth
+    ok = paddle.logical_and(ids >= 0, ids < limit)
+    out = F.one_hot(paddle.where(ok, ids, paddle.zeros_like(ids)), depth)
+    return out * paddle.unsqueeze(paddle.cast(ok, out.dtype), -1)
+
+
 def _constant_copy(v):
     """v's value without a gradient path: detach() in dygraph; a stop_gradient copy in a
     PIR program (a detach there shares v's buffer, which 3.3.1 read back as zeros once
