@@ -278,8 +278,8 @@ def _module_level(body):
 
 def _module_aliases(out: ImportMap, module: cst.Module) -> None:
     """``layers = fluid.layers`` / ``fc = fluid.layers.fc`` at the top level of the module
-    (or in a module-level ``with`` block): the name is bound like an import when the
-    module binds it nowhere else (no other assignment, loop or ``with`` target,
+    (or in a module-level ``with``/``try``/``if`` block): the name is bound like an import
+    when the module binds it nowhere else (no other assignment, loop or ``with`` target,
     ``def``/``class``/import, ``global``)."""
     candidates = []
     for stmt in _module_level(module.body):
