@@ -38,8 +38,10 @@ Fix safety
     1.8.5's dygraph ``minimize`` ignored them and updated the optimizer's own parameters
     (checked), where today's would honour them. ``apply_optimize`` built the update ops
     under ``program_guard(<loss's program>, startup_program)``; ``apply_gradients`` builds
-    them in the current programs: safe inside a ``program_guard`` block or in a module that
-    uses no ``program_guard``, unsafe elsewhere. ``backward`` given names is manual.
+    them in the current programs: safe inside a ``program_guard`` block, in a module that
+    uses no ``program_guard``, or as a statement of its own with a plain-name loss and
+    startup program (put under ``paddle.static.program_guard(loss.block.program, startup)``);
+    unsafe elsewhere. ``backward`` given names is manual.
 """
 from __future__ import annotations
 
@@ -225,14 +227,19 @@ def _apply_optimize(up, original: cst.Call, updated: cst.Call):
     ``opt.apply_gradients(params_grads)``: 1.8 built the update ops under
     ``program_guard(loss's program, startup_program)``, apply_gradients builds them in the
     current programs, the same ones inside the ``program_guard`` block that built the loss
-    or in a module that only uses the default programs."""
+    or in a module that only uses the default programs; a statement of its own elsewhere is
+    put under the loss's program_guard (``leave_statement``)."""
     legacy, modern = ("paddle.fluid.optimizer.Optimizer.apply_optimize",
                       "paddle.optimizer.Optimizer.apply_gradients")
-    pg = None
+    pg = loss = startup = None
     for i, a in enumerate(updated.args):
         kw = a.keyword.value if a.keyword is not None else (None if a.star else
                                                            {0: "loss", 1: "startup_program",
                                                             2: "params_grads"}.get(i))
+        if kw == "loss":
+            loss = a.value
+        elif kw == "startup_program":
+            startup = a.value
         if kw is None:
             up.report(original, CODE, "`apply_optimize(...)` with unpacked or extra arguments: "
                       "today's optimizer has no apply_optimize; call "
@@ -252,6 +259,14 @@ def _apply_optimize(up, original: cst.Call, updated: cst.Call):
     safe = guarded or "program_guard" not in up.source
     message = ("`opt.apply_optimize(loss, startup_program, params_grads)` → "
                "`opt.apply_gradients(params_grads)` (3.x has no apply_optimize)")
+    stmt = up.stmt_stack[-1][0] if up.stmt_stack else None
+    if not safe and isinstance(loss, cst.Name) and isinstance(startup, (cst.Name, cst.Attribute)) \
+            and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and getattr(stmt.body[0], "value", None) is original:
+        # a statement of its own: leave_statement puts it under the loss's program_guard
+        _guard_later(up)[id(stmt)] = (loss.value, code_of(startup))
+        safe = True
+        message += ", under `paddle.static.program_guard(loss.block.program, startup_program)`"
     if not safe:
         message += ("; unsafe outside a program_guard block: 1.8 built the update ops in the "
                     "loss's program (and startup_program), apply_gradients builds them in the "
@@ -273,6 +288,20 @@ def _is_guard(up, func) -> bool:
                                        "paddle.static.program_guard")
 
 
+def _guard_later(up):
+    table = getattr(up, "_guard_later", None)
+    if table is None:
+        table = up._guard_later = {}
+    return table
+
+
+def _under_guard(updated, loss: str, startup: str):
+    guard = cst.parse_expression(f"paddle.static.program_guard({loss}.block.program, {startup})")
+    inner = updated.with_changes(leading_lines=[])
+    return cst.With(items=[cst.WithItem(item=guard)], body=cst.IndentedBlock(body=[inner]),
+                    leading_lines=updated.leading_lines)
+
+
 def leave_statement(up, original, updated):
     """``opt.minimize(loss, ...)`` outside the ``program_guard`` that built ``loss``: 3.x
     builds the update ops in the current default program (3.3.1: IndexError on an empty
@@ -280,6 +309,9 @@ def leave_statement(up, original, updated):
     ``paddle.static.program_guard(loss.block.program, <its startup_program or None>)``."""
     if not isinstance(original, cst.SimpleStatementLine) or len(original.body) != 1:
         return updated
+    later = getattr(up, "_guard_later", None)
+    if later and id(original) in later:
+        return _under_guard(updated, *later.pop(id(original)))
     small = original.body[0]
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
@@ -324,9 +356,4 @@ def leave_statement(up, original, updated):
               "the update ops to the current default program (1.8: the loss's program)",
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
               "safe", applied=True)
-    guard = cst.parse_expression(
-        f"paddle.static.program_guard({loss.value}.block.program, "
-        f"{code_of(startup) if startup is not None else 'None'})")
-    inner = updated.with_changes(leading_lines=[])
-    return cst.With(items=[cst.WithItem(item=guard)], body=cst.IndentedBlock(body=[inner]),
-                    leading_lines=updated.leading_lines)
+    return _under_guard(updated, loss.value, code_of(startup) if startup is not None else "None")
