@@ -1070,6 +1070,24 @@ def f():
     return list(fluid.layers.mean_iou(t(PRED), t(LAB), 4)) + list(fluid.layers.edit_distance(t(HYP), t(REF), True, None, t(HL), t(RL)))
 out = out + dy(f)
 '''),
+    ("activation_arguments_without_counterpart", '''
+X = np.array([-5.0, -3.0, -2.0, -1.5, -0.5, 0.0, 0.5, 1.0, 1.9, 2.0, 3.0, 4.0, 4.5, 5.0, 6.0, 7.0, 40.0, 41.0], 'float32').reshape(3, 6)
+def build():
+    x = fluid.data('x', [None, 6], 'float32')
+    x.stop_gradient = False
+    res = [fluid.layers.relu6(x, threshold=4.0), fluid.layers.relu6(x), fluid.layers.soft_relu(x),
+           fluid.layers.soft_relu(x, threshold=2.0), fluid.layers.hard_swish(x, threshold=5.0, scale=7.0, offset=2.0),
+           fluid.layers.hard_swish(x, 4.0), fluid.layers.hard_swish(x)]
+    return res + [fluid.gradients(fluid.layers.reduce_sum(r * 3.0), x)[0] for r in res]
+out = static_run(build, {'x': X})
+def f():
+    t = fluid.dygraph.to_variable(X)
+    t.stop_gradient = False
+    r = fluid.layers.relu6(t, 2.5) + fluid.layers.soft_relu(t, 1.0) + fluid.layers.hard_swish(t, 3.0, 5.0, 1.0)
+    fluid.layers.reduce_sum(r * r).backward()
+    return [r, t.gradient()]
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

@@ -1,5 +1,7 @@
 """``paddle.fluid.layers.ops`` (1.8): generated from the rule database, but ``cumsum``,
-whose ``exclusive`` / ``reverse`` today's ``paddle.cumsum`` lacks."""
+whose ``exclusive`` / ``reverse`` today's ``paddle.cumsum`` lacks, and the activations
+whose 1.x arguments today's have not (``relu6`` threshold, ``soft_relu``, ``hard_swish``
+threshold/scale/offset; 1.8 kept them in ``layers.nn``)."""
 from __future__ import annotations
 
 import paddle
@@ -24,6 +26,49 @@ def cumsum(x, axis=None, exclusive=None, reverse=None):
     if reverse:
         out = paddle.flip(out, axis=[axis])
     return out
+
+
+def _with_gradient(value, x, grad):
+    """``value`` whose gradient to ``x`` is ``grad`` (element-wise): the value of
+    ``x * g - (x * g).detach()`` is exactly 0."""
+    g = grad.detach()
+    return value.detach() + (x * g - (x * g).detach())
+
+
+@legacy("paddle.fluid.layers.relu6", "paddle.fluid.layers.nn.relu6",
+        replacement="paddle.nn.functional.relu6 (threshold 6 only)")
+def relu6(x, threshold=6.0, name=None):
+    """``min(max(x, 0), threshold)``; gradient 1 strictly between 0 and ``threshold``."""
+    if threshold == 6.0:
+        return paddle.nn.functional.relu6(x)
+    inside = paddle.logical_and(x > 0, x < threshold).astype(x.dtype)
+    return _with_gradient(paddle.clip(x, 0.0, threshold), x, inside)
+
+
+@legacy("paddle.fluid.layers.soft_relu", "paddle.fluid.layers.nn.soft_relu",
+        replacement="paddle.log(1 + paddle.exp(paddle.clip(x, -threshold, threshold)))")
+def soft_relu(x, threshold=40.0, name=None):
+    """``log(1 + exp(clip(x, -threshold, threshold)))``; 1.x's gradient is
+    ``1 - exp(-out)`` where ``out < threshold``, else 0 (so it is 0 for
+    ``x >= threshold`` and slightly below, and not 0 below ``-threshold``)."""
+    out = paddle.log(1.0 + paddle.exp(paddle.clip(x, -threshold, threshold)))
+    grad = (1.0 - paddle.exp(-out)) * (out < threshold).astype(x.dtype)
+    return _with_gradient(out, x, grad)
+
+
+@legacy("paddle.fluid.layers.hard_swish", "paddle.fluid.layers.nn.hard_swish",
+        replacement="paddle.nn.functional.hardswish (threshold 6, scale 6, offset 3 only)")
+def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, name=None):
+    """``x * min(max(x + offset, 0), threshold) / scale``; 1.x's gradient is
+    ``(2x + offset) / scale`` where ``0 < x + offset < threshold`` and 1 (not
+    ``threshold / scale``) from ``threshold`` on."""
+    if threshold == 6.0 and scale == 6.0 and offset == 3.0:
+        return paddle.nn.functional.hardswish(x)
+    shifted = x + offset
+    out = x * paddle.clip(shifted, 0.0, threshold) / scale
+    inside = paddle.logical_and(shifted > 0, shifted < threshold).astype(x.dtype)
+    grad = inside * (2.0 * x + offset) / scale + (shifted >= threshold).astype(x.dtype)
+    return _with_gradient(out, x, grad)
 
 
 _lazy.attach(globals())
