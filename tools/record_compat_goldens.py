@@ -73,6 +73,31 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("norm_one_affine_frozen_dygraph", '''
+X = rng.randn(4, 3, 2, 2).astype('float32')
+T = rng.randn(4, 3, 2, 2).astype('float32')
+frozen = fluid.ParamAttr(initializer=fluid.initializer.Constant(0.3), trainable=False)
+def f():
+    layers = [fluid.dygraph.BatchNorm(3, param_attr=const(1.5), bias_attr=frozen, act='relu'),
+              fluid.dygraph.BatchNorm(3, param_attr=frozen, bias_attr=const(0.2)),
+              fluid.dygraph.InstanceNorm(3, param_attr=const(1.5), bias_attr=frozen),
+              fluid.dygraph.InstanceNorm(3, param_attr=frozen)]
+    res = []
+    for layer in layers:
+        opt = fluid.optimizer.SGD(0.5, parameter_list=layer.parameters())
+        for step in range(2):
+            x = fluid.dygraph.to_variable(X)
+            x.stop_gradient = False
+            y = layer(x)
+            loss = fluid.layers.reduce_sum(y * fluid.dygraph.to_variable(T))
+            loss.backward()
+            opt.minimize(loss)
+            res += [y, x.gradient()]
+            layer.clear_gradients()
+        res += [p for p in layer.parameters() if p.name.find('w_1') < 0 and p.name.find('w_2') < 0]
+    return res
+out = dy(f)
+'''),
     ("gru_unit_static", '''
 H = 3
 X = rng.randn(4, 3 * H).astype('float32')

@@ -9,6 +9,7 @@ import numpy as np
 import paddle
 import paddle.nn.functional as F
 import paddle.nn.initializer as I
+from paddle import _C_ops
 
 from compat import _lazy
 from compat._runtime import legacy
@@ -174,7 +175,31 @@ class BatchNorm(paddle.nn.BatchNorm):
             self.training = True
 
     def forward(self, input):
+        w, b = _norm_affine(self.weight, self.bias)
+        if w is not self.weight or b is not self.bias:
+            out = _C_ops.batch_norm(input, self._mean, self._variance, w, b, not self.training,
+                                    self._momentum, self._epsilon, self._data_layout,
+                                    self._use_global_stats, self._trainable_statistics)[0]
+            return apply_act(out, self._legacy_act)
         return apply_act(super().forward(input), self._legacy_act)
+
+
+def _norm_affine(weight, bias):
+    """Today's batch_norm / instance_norm backward computes neither the scale nor the bias
+    gradient when one of them needs none (a trainable=False bias left the scale untrained;
+    1.8.5 trained it): in dygraph the frozen one goes in as a detached alias that takes a
+    gradient, which is dropped (the parameter itself stays frozen)."""
+    if not paddle.in_dynamic_mode() or weight is None or bias is None \
+            or weight.stop_gradient == bias.stop_gradient:
+        return weight, bias
+
+    def alias(p):
+        if not p.stop_gradient:
+            return p
+        a = p.detach()
+        a.stop_gradient = False
+        return a
+    return alias(weight), alias(bias)
 
 
 _DROPOUT_MODES = {"downgrade_in_infer": "downscale_in_infer",
@@ -278,7 +303,8 @@ class InstanceNorm(Layer):
                                           is_bias=True)
 
     def forward(self, input):
-        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon)
+        scale, bias = _norm_affine(self.scale, self.bias)
+        return F.instance_norm(input, weight=scale, bias=bias, eps=self._epsilon)
 
 
 @_d("PRelu", replacement="paddle.nn.PReLU")
