@@ -300,6 +300,9 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
         if spec.values is not None:
             hit = _literal_key(spec.values, src)
             if hit is _NOT_LITERAL:
+                if "{%s}" % pname in " ".join(_templates(entry)):  # e.g. kldiv_loss's wrap
+                    return Manual(f"{pname}={src} is not a literal: the rewrite depends on its "
+                                  "value (see the note)")
                 return Manual(f"{pname}={src} is not a literal; map its value by hand "
                               f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
             if hit is not None:
