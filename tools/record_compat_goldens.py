@@ -1113,6 +1113,27 @@ def f():
     return [r, t.gradient()]
 out = out + dy(f)
 '''),
+    ("teacher_student_sigmoid_loss", '''
+XS = np.array([-20.0, -15.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 15.0, 16.0], 'float32')
+LS = [-2.0, -1.0, 0.0, 0.3, 1.0, 1.6, 2.0]
+X = np.repeat(XS, len(LS)).reshape(-1, 1).astype('float32')
+L = np.tile(np.array(LS, 'float32'), len(XS)).reshape(-1, 1)
+def build():
+    x = fluid.data('x', [None, 1], 'float32')
+    x.stop_gradient = False
+    l = fluid.data('l', [None, 1], 'float32')
+    o = fluid.layers.teacher_student_sigmoid_loss(x, l, soft_max_up_bound=2.0, soft_max_lower_bound=-2.0)
+    o2 = fluid.layers.teacher_student_sigmoid_loss(input=x, label=l)
+    return [o, o2, fluid.gradients(fluid.layers.reduce_sum(o * o) + fluid.layers.reduce_sum(o2), x)[0]]
+out = static_run(build, {'x': X, 'l': L})
+def f():
+    x = fluid.dygraph.to_variable(X)
+    x.stop_gradient = False
+    o = fluid.layers.teacher_student_sigmoid_loss(x, fluid.dygraph.to_variable(L), 3.0, -1.0)
+    fluid.layers.reduce_sum(o * 2.0).backward()
+    return [o, x.gradient()]
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0
