@@ -106,6 +106,30 @@ def edit_distance(input, label, normalized=True, ignored_tokens=None, input_leng
     return distance, sequence_num
 
 
+@legacy("paddle.fluid.layers.teacher_student_sigmoid_loss",
+        "paddle.fluid.layers.loss.teacher_student_sigmoid_loss",
+        replacement="the formula of the 1.8 documentation with paddle ops")
+def teacher_student_sigmoid_loss(input, label, soft_max_up_bound=15.0,
+                                 soft_max_lower_bound=-15.0):
+    """label -2 / -1: click z = 0 / 1 without teacher; label in [0, 1) / [1, 2]: z = 0 / 1
+    and teacher value z' = label / label - 1. Loss ``max(x, 0) - x z + log(1 + exp(-|x|))``
+    (+ the same with z' when there is a teacher); the bounds do not change the loss, only
+    the gradient, 0 outside ``(soft_max_lower_bound, soft_max_up_bound)`` (1.8.5's op)."""
+    from compat.fluid.layers.ops import _with_gradient
+    dt = input.dtype
+    click = paddle.logical_or(paddle.logical_and(label >= -1, label < 0), label >= 1).astype(dt)
+    teacher = (label >= 0).astype(dt)
+    soft = (label - (label >= 1).astype(dt)) * teacher
+
+    def term(z):
+        return paddle.nn.functional.relu(input) - input * z + paddle.log(1.0 + paddle.exp(-paddle.abs(input)))
+
+    out = term(click) + teacher * term(soft)
+    sig = paddle.nn.functional.sigmoid(input)
+    inside = paddle.logical_and(input > soft_max_lower_bound, input < soft_max_up_bound).astype(dt)
+    return _with_gradient(out, input, ((sig - click) + teacher * (sig - soft)) * inside)
+
+
 def _ignored_rows_gradient(logits, label, ignore_index, axis):
     """0 in value; its gradient is 1.x's for the rows whose label is ``ignore_index``.
 
