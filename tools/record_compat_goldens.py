@@ -1167,6 +1167,32 @@ out = [np.concatenate([np.array(p.shape) for p in main.all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.global_block().all_parameters()]),
        np.concatenate([np.array(p.shape) for p in main.block(0).all_parameters()])]
 '''),
+    ("weight_tying_by_name_static", '''
+L = rng.uniform(-1, 1, (4, 5)).astype('float32')
+R = rng.uniform(-1, 1, (4, 5)).astype('float32')
+T = rng.uniform(0, 1, (4, 1)).astype('float32')
+W = rng.uniform(-1, 1, (5, 3)).astype('float32')
+def tower(inp):
+    return fluid.layers.fc(inp, 3, act='tanh',
+                           param_attr=fluid.ParamAttr(name='wt_w', initializer=fluid.initializer.NumpyArrayInitializer(W)),
+                           bias_attr=fluid.ParamAttr(name='wt_b', initializer=fluid.initializer.Constant(0.1)))
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    l = fluid.data('l', [4, 5], 'float32')
+    r = fluid.data('r', [4, 5], 'float32')
+    t = fluid.data('t', [4, 1], 'float32')
+    d = fluid.layers.reduce_sum(fluid.layers.square(tower(l) - tower(r)), dim=1, keep_dim=True)
+    loss = fluid.layers.reduce_mean(fluid.layers.square(d - t))
+    fluid.optimizer.Adam(learning_rate=0.1).minimize(loss)
+out = [np.array(len(main.all_parameters()))]
+scope = fluid.Scope()
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    for i in range(3):
+        out += exe.run(main, feed={'l': L, 'r': R, 't': T}, fetch_list=[loss])
+    out += [np.array(scope.find_var(n).get_tensor()) for n in ('wt_w', 'wt_b')]
+'''),
     ("unstack_backward_dygraph", '''
 X = rng.randn(4, 3, 2).astype('float32')
 def f():

@@ -226,6 +226,31 @@ def _all_parameters(self):
     return self.global_block().all_parameters()
 
 
+def _existing_parameter(program, name):
+    """The value of *program*'s parameter op named *name*, or None."""
+    for op in program.global_block().ops:
+        if op.name() == "builtin.parameter" and op.attrs().get("parameter_name") == name:
+            return op.result(0)
+    return None
+
+
+def _create_parameter_once(create):
+    """1.x made one parameter per name in a program: a second layer given the same
+    ParamAttr name (weight tying) used that parameter (and the first initializer). PIR
+    adds another parameter op for it, so the optimizer updated the weight once per use with
+    a partial gradient (differs from 1.8 but for SGD) and all_parameters() listed it twice:
+    the program's parameter of that name is returned instead."""
+    def create_parameter(dtype, shape, name=None, **kwargs):
+        if name:
+            import paddle.pir.core as core
+            found = _existing_parameter(core.default_main_program(), name)
+            if found is not None:
+                return found
+        return create(dtype, shape, name=name, **kwargs)
+    create_parameter.__wrapped__ = create
+    return create_parameter
+
+
 _installed = False
 
 
@@ -236,6 +261,8 @@ def install() -> None:
     _installed = True
     pir.Value.name = property(_get_name, _set_name)
     pir.Program.clone = _clone
+    import paddle.pir.core as _core
+    _core.create_parameter = _create_parameter_once(_core.create_parameter)
     # 1.x Program/Block accessors that PIR programs lack
     pir.Program.all_parameters = _all_parameters
     pir.Block.all_parameters = _block_all_parameters
