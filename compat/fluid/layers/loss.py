@@ -22,7 +22,10 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     """
     loss = F.cross_entropy(logits, label, soft_label=soft_label, ignore_index=ignore_index,
                            reduction="none", axis=axis)
-    if not soft_label and not (paddle.in_dynamic_mode() and logits.stop_gradient):
+    # a negative ignore_index (the default -100): 1.x's kernel subtracted 1 outside the
+    # row for such labels (undefined), nothing to reproduce; the term costs a few ops
+    if not soft_label and ignore_index >= 0 and \
+            not (paddle.in_dynamic_mode() and logits.stop_gradient):
         loss = loss + _ignored_rows_gradient(logits, label, ignore_index, axis)
     if return_softmax:
         softmax = F.softmax(logits, axis=axis).detach()
@@ -134,7 +137,7 @@ def _ignored_rows_gradient(logits, label, ignore_index, axis):
     """0 in value; its gradient is 1.x's for the rows whose label is ``ignore_index``.
 
     1.x's loss of such a row was 0 but its gradient to ``logits`` was still ``softmax -
-    onehot(label)`` (only ``softmax`` for a label outside ``[0, classes)``);
+    onehot(label)`` (only ``softmax`` for a label at or above ``classes``);
     ``F.cross_entropy`` gives those rows no gradient. ``term - term.detach()`` is exactly 0
     and carries the gradient of ``logsumexp(logits) - logits[label]`` on the masked rows.
     """
