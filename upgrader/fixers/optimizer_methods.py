@@ -15,7 +15,12 @@ What it does
     ``program_guard`` block is put under
     ``with paddle.static.program_guard(loss.block.program, <startup_program or None>):``:
     1.8 built the update ops in the loss's program, 3.x builds them in the current default
-    program (3.3.1: IndexError when that program is empty).
+    program (3.3.1: IndexError when that program is empty). A ``minimize`` of a stateful
+    optimizer (all but SGD) in a ``program_guard`` block whose layers give one literal
+    ParamAttr name more than once (weight tying; directly or through a function of the
+    module called more than once there) is reported as manual: 1.8 made one parameter,
+    PIR one parameter value per use, and the optimizer updates the shared weight once per
+    use with a partial gradient (checked on 3.3.1 against 1.8.5 with Adam).
 
 Why is this bad?
     Today's ``Optimizer.minimize`` and ``backward`` name the argument ``parameters``
@@ -69,6 +74,8 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
+    if name == "minimize" and not _dygraph_module(up):
+        _check_tied(up, original)
     if name == "minimize" and _dygraph_lists(updated) and _dygraph_module(up):
         # 1.8.5's dygraph backward() walked the optimizer's own parameter list: the
         # parameter_list / no_grad_set given to minimize() changed nothing (checked)
@@ -357,3 +364,90 @@ def leave_statement(up, original, updated):
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
               "safe", applied=True)
     return _under_guard(updated, loss.value, code_of(startup) if startup is not None else "None")
+
+
+STATELESS = ("paddle.fluid.optimizer.SGD", "paddle.fluid.optimizer.SGDOptimizer")
+TIED = ("the program creates the parameter {names} more than once (weight tying by "
+        "ParamAttr name): 1.8 made one parameter, Paddle 3's PIR program gets one parameter "
+        "value per use, and {opt} updates the shared weight once per use with that use's "
+        "partial gradient (checked on 3.3.1: Adam trains differently; SGD is the same). Build "
+        "the layer once and call it for every use (one paddle.nn.Linear / paddle.nn.Embedding "
+        "object), or create the parameter once with paddle.create_parameter")
+
+
+def _check_tied(up, original: cst.Call):
+    """``minimize`` of a stateful optimizer in a ``program_guard`` block whose layers give
+    one literal parameter name more than once (directly, or through a function of the
+    module called more than once in the block)."""
+    tied = _tied_guards(up)
+    if not tied:
+        return
+    line = up.pos(original)[0]
+    names = next((n for (a, b), n in tied.items() if a <= line <= b), None)
+    if not names:
+        return
+    owner = original.func.value
+    if isinstance(owner, cst.Name):
+        from upgrader.fixers.save_load_dygraph import _assignments
+        dotted = _assignments(up).get(owner.value)
+    elif isinstance(owner, cst.Call):
+        dotted = up.resolve_dotted(owner.func)
+    else:
+        dotted = None
+    if not dotted or not dotted.startswith("paddle.fluid.optimizer.") or dotted in STATELESS:
+        return
+    up.report(original, CODE, TIED.format(names=", ".join(repr(n) for n in sorted(names)),
+                                          opt=dotted.rsplit(".", 1)[1]),
+              "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
+              "manual")
+
+
+def _tied_guards(up):
+    """(first line, last line) of each ``with ...program_guard(...)`` block -> the literal
+    parameter names its layers create more than once."""
+    cached = getattr(up, "_tied_cache", None)
+    if cached is not None:
+        return cached
+    import ast
+    cached = up._tied_cache = {}
+    if "program_guard" not in up.source or "ParamAttr" not in up.source and "param_attr" not in up.source:
+        return cached
+    try:
+        tree = ast.parse(up.source)
+    except SyntaxError:
+        return cached
+
+    def literal_names(node):
+        out = []
+        for n in ast.walk(node):
+            if not isinstance(n, ast.Call):
+                continue
+            fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            if fname == "ParamAttr":
+                args = [k.value for k in n.keywords if k.arg == "name"] + n.args[:1]
+                out += [a.value for a in args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            for k in n.keywords:
+                if k.arg in ("param_attr", "bias_attr") and isinstance(k.value, ast.Constant) \
+                        and isinstance(k.value.value, str):
+                    out.append(k.value.value)
+        return out
+
+    functions = {f.name: literal_names(f) for f in ast.walk(tree)
+                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for w in ast.walk(tree):
+        if not isinstance(w, ast.With) or not any(
+                isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
+                for i in w.items):
+            continue
+        counts = {}
+        for st in w.body:
+            for name in literal_names(st):
+                counts[name] = counts.get(name, 0) + 1
+            for n in ast.walk(st):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions:
+                    for name in functions[n.func.id]:
+                        counts[name] = counts.get(name, 0) + 1
+        names = {n for n, c in counts.items() if c > 1}
+        if names:
+            cached[(w.lineno, w.end_lineno)] = names
+    return cached
