@@ -1310,6 +1310,24 @@ def build():
             fluid.layers.one_hot(ids, 10)]
 out = static_run(build, {'ids': I})
 '''),
+    ("reshape_actual_shape_static", '''
+X = np.arange(24, dtype='float32').reshape(2, 3, 4) - 10
+def build():
+    x = fluid.data('x', [None, 3, 4], 'float32')
+    return [fluid.layers.reshape(x, shape=[-1, 4], actual_shape=fluid.layers.assign(np.array([3, 8], 'int32'))),
+            fluid.layers.reshape(x, [-1, 12], fluid.layers.assign(np.array([4, -1], 'int32')), 'relu'),
+            fluid.layers.reshape(x, fluid.layers.assign(np.array([6, 4], 'int32')), actual_shape=fluid.layers.assign(np.array([8, 3], 'int32'))),
+            fluid.layers.reshape(x, [0, -1])]
+out = static_run(build, {'x': X})
+'''),
+    ("reshape_actual_shape_dygraph", '''
+X = np.arange(24, dtype='float32').reshape(2, 3, 4) - 10
+def f():
+    x = fluid.dygraph.to_variable(X)
+    return [fluid.layers.reshape(x, [4, 6], actual_shape=fluid.dygraph.to_variable(np.array([3, 8], 'int32'))),
+            fluid.layers.reshape(x, [0, -1], act='relu', inplace=True)]
+out = dy(f)
+'''),
 ]
 
 

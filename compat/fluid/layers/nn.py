@@ -443,6 +443,24 @@ def one_hot(input, depth, allow_out_of_range=False):
     return out * paddle.unsqueeze(paddle.cast(ok, out.dtype), -1)
 
 
+_rule_reshape = None
+
+
+@legacy("paddle.fluid.layers.reshape", "paddle.fluid.layers.nn.reshape", warn=False)  # the rule-built function warns
+def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
+    """The rule database's reshape; 1.8's actual_shape (a shape tensor) took precedence
+    over a list shape in a static program (not over a Variable shape) and was ignored
+    in dygraph."""
+    global _rule_reshape
+    if _rule_reshape is None:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.reshape")
+        _rule_reshape = _wrap._make_function(e, _wrap.resolve(e.target))
+    if actual_shape is not None and not paddle.in_dynamic_mode() and isinstance(shape, (list, tuple)):
+        shape = actual_shape
+    return _rule_reshape(x, shape, act=act, inplace=inplace, name=name)
+
+
 def _constant_copy(v):
     """v's value without a gradient path: detach() in dygraph; a stop_gradient copy in a
     PIR program (a detach there shares v's buffer, which 3.3.1 read back as zeros once
