@@ -10,7 +10,8 @@ What it does
     ``<opt>.apply_gradients(params_grads)``. In a static program ``<opt>.backward(loss)``
     without a parameter list (neither in the call nor in the optimizer's constructor)
     becomes ``<opt>.backward(loss)[::-1]``: PIR lists the program's parameters in reverse
-    creation order, 1.8 in creation order (checked on 3.3.1). In a module that uses
+    creation order, 1.8 in creation order (checked on 3.3.1); for the same reason
+    ``ops, pairs = <opt>.minimize(loss)`` is followed by ``pairs = pairs[::-1]``. In a module that uses
     ``program_guard``, an ``<opt>.minimize(loss, ...)`` statement outside any
     ``program_guard`` block is put under
     ``with paddle.static.program_guard(loss.block.program, <startup_program or None>):``:
@@ -322,9 +323,43 @@ def leave_statement(up, original, updated):
     small = original.body[0]
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-            and call.func.attr.value == "minimize"):
+            and call.func.attr.value == "minimize") or not up.opts.enabled(CODE):
         return updated
-    if "program_guard" not in up.source or not up.opts.enabled(CODE):
+    extra = _minimize_pairs(up, original, small, call)
+    result = _outside_guard(up, original, updated, call)
+    return result if extra is None else cst.FlattenSentinel([result, extra])
+
+
+def _minimize_pairs(up, original, small, call):
+    """``ops, pairs = opt.minimize(loss)`` in a static program, no parameter list: 1.8's
+    pairs were in the program's creation order, PIR's are reversed; a statement
+    ``pairs = pairs[::-1]`` follows."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, (cst.Tuple, cst.List))):
+        return None
+    elements = small.targets[0].target.elements
+    if len(elements) != 2 or not isinstance(elements[1].value, cst.Name) \
+            or elements[1].value.value == "_":
+        return None
+    owner = call.func.value
+    if not (isinstance(owner, cst.Name) and owner.value in _constructors(up)):
+        return None
+    from upgrader.fixers.static_dropout import static_only
+    if not static_only(up) or any(a.star or _list_arg(call, a) and _kw(call, a) == "parameter_list"
+                                  for a in call.args):
+        return None
+    if up.suppressed_node(original, CODE):
+        return None
+    name = elements[1].value.value
+    up.report(original, CODE, f"`ops, {name} = opt.minimize(loss)` → `{name} = {name}[::-1]` "
+              "after it: on PIR programs the (param, grad) pairs come in reverse creation order "
+              "(1.8: creation order)", "paddle.fluid.optimizer.Optimizer.minimize",
+              "paddle.optimizer.Optimizer.minimize", "safe", applied=True)
+    return cst.parse_statement(f"{name} = {name}[::-1]\n")
+
+
+def _outside_guard(up, original, updated, call):
+    if "program_guard" not in up.source:
         return updated
     owner = call.func.value
     if not ((isinstance(owner, cst.Name) and owner.value in _optimizer_vars(up)) or
