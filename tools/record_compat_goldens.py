@@ -1134,6 +1134,24 @@ def f():
     return [o, x.gradient()]
 out = out + dy(f)
 '''),
+    ("clip_brelu_hard_shrink_bounds", '''
+X = np.array([-6.0, -3.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 3.0, 6.0, 7.0], 'float32').reshape(3, 4)
+def build():
+    x = fluid.data('x', [None, 4], 'float32')
+    x.stop_gradient = False
+    res = [fluid.layers.clip(x, -1.0, 1.0), fluid.layers.clip(fluid.layers.relu(x), min=0.0, max=6.0),
+           fluid.layers.brelu(x, t_min=-1.0, t_max=3.0), fluid.layers.brelu(x),
+           fluid.layers.hard_shrink(x, threshold=0.5), fluid.layers.hard_shrink(x)]
+    return res + [fluid.gradients(fluid.layers.reduce_sum(r * r), x)[0] for r in res]
+out = static_run(build, {'x': X})
+def f():
+    x = fluid.dygraph.to_variable(X)
+    x.stop_gradient = False
+    r = fluid.layers.clip(x, -0.5, 3.0) + fluid.layers.brelu(x, 0.0, 1.0) + fluid.layers.hard_shrink(x, 0.25)
+    fluid.layers.reduce_sum(r * r).backward()
+    return [r, x.gradient()]
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

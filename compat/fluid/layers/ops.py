@@ -1,7 +1,8 @@
 """``paddle.fluid.layers.ops`` (1.8): generated from the rule database, but ``cumsum``,
 whose ``exclusive`` / ``reverse`` today's ``paddle.cumsum`` lacks, and the activations
 whose 1.x arguments today's have not (``relu6`` threshold, ``soft_relu``, ``hard_swish``
-threshold/scale/offset; 1.8 kept them in ``layers.nn``)."""
+threshold/scale/offset; 1.8 kept them in ``layers.nn``) or whose values/gradients at the
+bounds differ (``clip``, ``brelu``, ``hard_shrink``)."""
 from __future__ import annotations
 
 import paddle
@@ -69,6 +70,33 @@ def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, name=None):
     inside = paddle.logical_and(shifted > 0, shifted < threshold).astype(x.dtype)
     grad = inside * (2.0 * x + offset) / scale + (shifted >= threshold).astype(x.dtype)
     return _with_gradient(out, x, grad)
+
+
+@legacy("paddle.fluid.layers.clip", "paddle.fluid.layers.nn.clip", replacement="paddle.clip")
+def clip(x, min, max, name=None):
+    """``paddle.clip`` with 1.x's gradient: 0 at the bounds too (``paddle.clip`` passes
+    it there, e.g. for the zeros of a relu clipped to [0, 6])."""
+    out = paddle.clip(x, min, max)
+    if x.stop_gradient:
+        return out
+    return _with_gradient(out, x, paddle.logical_and(x > min, x < max).astype(x.dtype))
+
+
+@legacy("paddle.fluid.layers.brelu", "paddle.fluid.layers.nn.brelu", replacement="paddle.clip")
+def brelu(x, t_min=0.0, t_max=24.0, name=None):
+    """``clip(x, t_min, t_max)`` with 1.x's gradient: 1 strictly between the bounds, 0 at
+    them (``paddle.clip`` passes the gradient at the bounds)."""
+    inside = paddle.logical_and(x > t_min, x < t_max).astype(x.dtype)
+    return _with_gradient(paddle.clip(x, t_min, t_max), x, inside)
+
+
+@legacy("paddle.fluid.layers.hard_shrink", "paddle.fluid.layers.ops.hard_shrink",
+        replacement="paddle.nn.functional.hardshrink")
+def hard_shrink(x, threshold=None):
+    """``x`` where ``|x| > threshold`` (default 0.5), else 0 (-0 for negative ``x``), as
+    1.x: today's hardshrink keeps an element exactly at +-threshold."""
+    t = 0.5 if threshold is None else threshold
+    return x * paddle.logical_or(x > t, x < -t).astype(x.dtype)
 
 
 _lazy.attach(globals())
