@@ -212,6 +212,11 @@ def _sharded():
     return bool(in_auto_dp_mode()) or get_fsdp_context() is not None
 
 
+def _attr32(x):
+    """A 1.x float attribute as the kernels saw it (rounded to float32); tensors as given."""
+    return _r32(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else x
+
+
 def _one_minus(x):
     """``1 - x`` rounded like the 1.x kernels (in float32)."""
     return float(np.float32(1.0) - np.float32(x))
@@ -353,8 +358,8 @@ class _Adam(_PyOptimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._accumulators_spec = (("moment1", 0.0, None), ("moment2", 0.0, None),
-                                   ("beta1_pow_acc", float(beta1), [1]),
-                                   ("beta2_pow_acc", float(beta2), [1]))
+                                   ("beta1_pow_acc", _r32(float(beta1)), [1]),
+                                   ("beta2_pow_acc", _r32(float(beta2)), [1]))
         self._fast, self._fast_lr = {}, []
         self._beta1_f, self._beta2_f = _r32(beta1), _r32(beta2)
         self._fast_ok = isinstance(beta1, (int, float)) and isinstance(beta2, (int, float)) \
@@ -499,23 +504,26 @@ class _Adam(_PyOptimizer):
     def _update(self, p, g, lr, accs):
         self._fast.pop(id(p), None)
         m1, m2 = accs["moment1"], accs["moment2"]
+        # 1.x passed beta1/beta2/epsilon as float attributes: a float64 parameter's kernel
+        # saw them rounded to float32 (and its beta powers started from them)
+        b1, b2, eps = _attr32(self._beta1), _attr32(self._beta2), _attr32(self._epsilon)
         b1p, b2p = accs["beta1_pow_acc"], accs["beta2_pow_acc"]
         if getattr(self, "_sparse_step", False):
             # 1.x's (and today's) sparse adam kernel advances the beta powers in place
             # before it reads them: a sparse step t uses beta^(t+1) (checked on 1.8.5)
-            b1p, b2p = b1p * self._beta1, b2p * self._beta2
+            b1p, b2p = b1p * b1, b2p * b2
             lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
-            new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
-            new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)
-            step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + self._epsilon))
+            new_m1 = m1 * b1 + g * _one_minus(b1)
+            new_m2 = m2 * b2 + (g * g) * _one_minus(b2)
+            step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + eps))
             return [(m1, new_m1), (m2, new_m2), (p, p - step),
                     (accs["beta1_pow_acc"], b1p), (accs["beta2_pow_acc"], b2p)]
         lr_t = lr * paddle.sqrt(1.0 - b2p) / (1.0 - b1p)
-        new_m1 = m1 * self._beta1 + g * _one_minus(self._beta1)
-        new_m2 = m2 * self._beta2 + (g * g) * _one_minus(self._beta2)
-        step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + self._epsilon))
+        new_m1 = m1 * b1 + g * _one_minus(b1)
+        new_m2 = m2 * b2 + (g * g) * _one_minus(b2)
+        step = lr_t * (new_m1 / (paddle.sqrt(new_m2) + eps))
         return [(m1, new_m1), (m2, new_m2), (p, p - step),
-                (b1p, b1p * self._beta1), (b2p, b2p * self._beta2)]
+                (b1p, b1p * b1), (b2p, b2p * b2)]
 
 
 @_opt("AdamOptimizer", "Adam", replacement="paddle.optimizer.Adam")
