@@ -73,6 +73,35 @@ rng = np.random.RandomState(2020)
 
 #: name -> code assigning ``out`` (an array or a list of arrays).
 SNIPPETS = [
+    ("adam_float64_dygraph", '''
+X = rng.randn(2, 2, 4, 4)
+class Net(fluid.dygraph.Layer):
+    def __init__(self):
+        super(Net, self).__init__(dtype='float64')
+        self.conv = fluid.dygraph.Conv2D(2, 3, 3, padding=1, param_attr=const(-0.05), bias_attr=const(0.0), act='relu', dtype='float64')
+        self.bn = fluid.dygraph.BatchNorm(3, dtype='float64')
+        self.ln = fluid.dygraph.LayerNorm([3, 4, 4], dtype='float64')
+        self.fc = fluid.dygraph.Linear(48, 2, param_attr=const(0.05), bias_attr=const(0.1), dtype='float64')
+        self.emb = fluid.dygraph.Embedding([5, 2], param_attr=const(0.15), dtype='float64')
+    def forward(self, x, ids):
+        h = self.ln(self.bn(self.conv(x)))
+        return self.fc(fluid.layers.reshape(h, [-1, 48])) + fluid.layers.reduce_sum(self.emb(ids), dim=1)
+def f():
+    net = Net()
+    opt = fluid.optimizer.Adam(0.05, parameter_list=net.parameters())
+    x = fluid.dygraph.to_variable(X)
+    ids = fluid.dygraph.to_variable(np.array([[1, 2], [3, 3]], 'int64'))
+    res = []
+    for step in range(3):
+        y = net(x, ids)
+        loss = fluid.layers.reduce_mean(y * y)
+        loss.backward()
+        opt.minimize(loss)
+        net.clear_gradients()
+        res += [loss, y]
+    return res + [p.numpy() for p in net.parameters()]
+out = dy(f)
+'''),
     ("norm_one_affine_frozen_dygraph", '''
 X = rng.randn(4, 3, 2, 2).astype('float32')
 T = rng.randn(4, 3, 2, 2).astype('float32')
