@@ -13,7 +13,8 @@ What it does
     creation order, 1.8 in creation order (checked on 3.3.1); for the same reason
     ``ops, pairs = <opt>.minimize(loss)`` is followed by ``pairs = pairs[::-1]``. In a module that uses
     ``program_guard``, an ``<opt>.minimize(loss, ...)`` statement outside any
-    ``program_guard`` block is put under
+    ``program_guard`` block, or inside one with a ``startup_program`` other than the
+    block's, is put under
     ``with paddle.static.program_guard(loss.block.program, <startup_program or None>):``:
     1.8 built the update ops in the loss's program, 3.x builds them in the current default
     program (3.3.1: IndexError when that program is empty). A ``minimize`` of a stateful
@@ -369,10 +370,8 @@ def _outside_guard(up, original, updated, call):
     from upgrader.fixers.static_dropout import static_only
     if not static_only(up):
         return updated
-    if any(isinstance(st, cst.With) and any(
-            isinstance(it.item, cst.Call) and _is_guard(up, it.item.func) for it in st.items)
-            for st, *_ in up.stmt_stack[:-1]):
-        return updated
+    guards = [it.item for st, *_ in up.stmt_stack[:-1] if isinstance(st, cst.With)
+              for it in st.items if isinstance(it.item, cst.Call) and _is_guard(up, it.item.func)]
     loss = startup = None
     for i, a in enumerate(call.args):
         if a.star:
@@ -382,6 +381,16 @@ def _outside_guard(up, original, updated, call):
             loss = a.value
         elif kw == "startup_program":
             startup = a.value
+    if guards:
+        # inside a program_guard: only a startup_program other than the guard's matters
+        # (3.x creates the optimizer's accumulators in the guard's startup program)
+        if startup is None or (isinstance(startup, cst.Name) and startup.value == "None"):
+            return updated
+        inner = guards[-1]
+        given = [a for i, a in enumerate(inner.args) if (a.keyword is None and i == 1) or
+                 (a.keyword is not None and a.keyword.value == "startup_program")]
+        if given and code_of(given[0].value) == code_of(startup):
+            return updated
     if up.suppressed_node(original, CODE):
         return updated
     if not isinstance(loss, cst.Name) or not (
@@ -393,9 +402,11 @@ def _outside_guard(up, original, updated, call):
                   "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
                   "manual")
         return updated
-    up.report(original, CODE, "`opt.minimize(loss)` outside the loss's program_guard → under "
+    up.report(original, CODE, "`opt.minimize(loss, ...)` → under "
               "`paddle.static.program_guard(loss.block.program, startup_program)`: 3.x adds "
-              "the update ops to the current default program (1.8: the loss's program)",
+              "the update ops to the current default program and the optimizer's variables to "
+              "the current startup program (1.8: the loss's program and the startup_program "
+              "given)",
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
               "safe", applied=True)
     return _under_guard(updated, loss.value, code_of(startup) if startup is not None else "None")
