@@ -110,3 +110,26 @@ def test_goldens_cover_the_pitfalls():
                    "fill_constant_order"):
         assert needed in DATA["snippets"]
     assert DATA["engine"].startswith("paddlepaddle 1.8")
+
+
+def test_compat_goldens_reverify_on_real_paddle_1_8_5():
+    """The committed compat goldens (fixtures/goldens/compat/snippets.json) are what Paddle
+    1.8.5 prints today for the snippets of tools/record_compat_goldens.py."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    legacy = root / ".venv-legacy" / "bin" / "python"
+    if not legacy.exists():
+        if os.environ.get("PADDLE_UPGRADE_REQUIRE_LEGACY", "") not in ("", "0"):
+            pytest.fail(f"PADDLE_UPGRADE_REQUIRE_LEGACY is set but {legacy} is missing: "
+                        "make legacy-venv")
+        pytest.skip(".venv-legacy (Paddle 1.8.5) is not installed")
+    proc = subprocess.run([sys.executable, str(root / "tools" / "record_compat_goldens.py"),
+                           "--verify", "--python", str(legacy)],
+                          capture_output=True, text=True, timeout=900, cwd=str(root))
+    drift = [line for line in proc.stderr.splitlines() if line.startswith(("drift:", "error:"))]
+    assert proc.returncode == 0 and "0 drifted" in proc.stdout, (
+        "\n".join(drift) or proc.stdout[-2000:] + proc.stderr[-2000:])
