@@ -59,6 +59,7 @@ RULE_NAMES = {
     "PU215": "backward-accumulation",
     "PU216": "program-methods",
     "PU217": "static-amp-decorate",
+    "PU218": "layer-include-sublayers",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
@@ -801,6 +802,7 @@ class Upgrader(FastTransformer):
             updated = fixers.optimizer_methods.check_call(self, original, updated)
             updated = fixers.backward_accumulation.check_call(self, original, updated)
             updated = fixers.program_methods.check_call(self, original, updated)
+            updated = fixers.layer_methods.check_call(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)

@@ -202,7 +202,8 @@ def _from_paddle_names(text: str, start: int) -> str:
 #: gradients never cleared; PU216: methods a PIR program lacks): `check` of upgraded code
 #: must still see them
 FOLLOWUP_MARKERS = ("TODO(paddle-upgrade): PU215", "TODO(paddle-upgrade): PU216",
-                    "TODO(paddle-upgrade): PU207", "TODO(paddle-upgrade): PU208")
+                    "TODO(paddle-upgrade): PU207", "TODO(paddle-upgrade): PU208",
+                    "TODO(paddle-upgrade): PU218")
 
 
 def is_candidate(data, markers: Sequence[str] = (), noqa: bool = False) -> bool:

@@ -1,0 +1,121 @@
+"""PU218 layer-include-sublayers: ``Layer`` methods whose ``include_sublayers`` slot is gone.
+
+What it does
+    In a file that uses the legacy API, a call of ``sublayers``, ``named_sublayers``,
+    ``set_dict`` or ``load_dict`` that passes 1.8's ``include_sublayers`` (by position or
+    by keyword) loses that argument when it is the literal ``True`` (1.8's default, which
+    is what 3.x always does), and the arguments after it become keywords:
+    ``m.named_sublayers('m', True, True)`` → ``m.named_sublayers('m', include_self=True)``,
+    ``m.set_dict(sd, True, False)`` → ``m.set_dict(sd, use_structured_name=False)``. Any
+    other value is reported for a manual rewrite.
+
+Why is this bad?
+    1.8.5's ``Layer.sublayers(include_sublayers=True)``,
+    ``named_sublayers(prefix='', include_sublayers=True, include_self=False, ...)`` and
+    ``set_dict/load_dict(state_dict, include_sublayers=True, use_structured_name=True)``
+    lost that parameter in 2.0. Today ``sublayers(include_self=False)`` and
+    ``named_sublayers(prefix='', include_self=False, ...)`` take another flag in the same
+    slot, so ``m.sublayers(False)`` silently returns every sublayer (1.8.5 returned ``[]``:
+    with ``include_sublayers=False`` it yielded nothing) and ``m.sublayers(True)`` adds
+    ``m`` itself; ``set_dict(sd, False)`` turns off structured names instead; the keyword
+    ``include_sublayers=`` raises TypeError (checked on 3.3.1).
+
+Example
+    ``for l in model.sublayers(include_sublayers=True):`` →
+    ``for l in model.sublayers():``.
+
+Fix safety
+    Safe for the literal ``True``: the call then means what 1.8's default meant, and the
+    remaining arguments keep their values by keyword. ``include_sublayers=False`` (or a
+    value that is not a literal) has no single counterpart: 1.8 returned no sublayers
+    (``sublayers``/``named_sublayers``) or loaded only the layer's own parameters
+    (``set_dict``/``load_dict``), which the note explains; it is left manual. The receiver
+    is not typed: any call of these method names with more arguments than 3.x's slot
+    semantics allow is looked at, in files that use ``paddle.fluid``.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from upgrader.args import code_of, literal
+
+CODE = "PU218"
+# method -> (1.8 positional parameters after self, index of include_sublayers)
+METHODS = {
+    "sublayers": (("include_sublayers",), 0),
+    "named_sublayers": (("prefix", "include_sublayers", "include_self", "layers_set"), 1),
+    "set_dict": (("stat_dict", "include_sublayers", "use_structured_name"), 1),
+    "load_dict": (("stat_dict", "include_sublayers", "use_structured_name"), 1),
+}
+FALSE = {
+    "sublayers": "1.8 returned [] for include_sublayers=False (it yielded no sublayer); "
+                 "today's slot is include_self",
+    "named_sublayers": "1.8 yielded no sublayer for include_sublayers=False (only the layer "
+                       "itself with include_self=True); today's slot is include_self",
+    "set_dict": "1.8 loaded only the layer's own parameters for include_sublayers=False; "
+                "today's slot is use_structured_name: filter the state dict to the "
+                "layer's own parameter names and call set_state_dict",
+    "load_dict": "1.8 loaded only the layer's own parameters for include_sublayers=False; "
+                 "today's slot is use_structured_name: filter the state dict to the "
+                 "layer's own parameter names and call set_state_dict",
+}
+
+
+def _kw(name: str, value: cst.BaseExpression, comma) -> cst.Arg:
+    return cst.Arg(keyword=cst.Name(name), value=value, comma=comma,
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")))
+
+
+def _legacy_file(up) -> bool:
+    cached = getattr(up, "_uses_fluid", None)
+    if cached is None:
+        # also an upgraded file whose TODO says a call here is still to be migrated
+        cached = up._uses_fluid = "fluid" in up.source or f"TODO(paddle-upgrade): {CODE}" in up.source
+    return cached
+
+
+def check_call(up, original: cst.Call, updated: cst.Call):
+    f = original.func
+    if not (isinstance(f, cst.Attribute) and f.attr.value in METHODS):
+        return updated
+    name = f.attr.value
+    params, slot = METHODS[name]
+    args = list(updated.args)
+    if any(a.star for a in args):
+        return updated
+    positional = [a for a in args if a.keyword is None]
+    hit: Optional[int] = None
+    if len(positional) > slot:
+        hit = args.index(positional[slot])
+    else:
+        hit = next((i for i, a in enumerate(args)
+                    if a.keyword is not None and a.keyword.value == "include_sublayers"), None)
+    if hit is None or len(positional) > len(params) or not up.opts.enabled(CODE) \
+            or not _legacy_file(up) or up.suppressed_node(original, CODE):
+        return updated
+    value = code_of(args[hit].value)
+    legacy = f"paddle.fluid.dygraph.Layer.{name}"
+    ok, lit = literal(value)
+    if ok != "ok" or lit is not True:
+        why = FALSE[name] if ok == "ok" and lit is False else (
+            f"include_sublayers={value} is not a literal: 3.x has no include_sublayers "
+            f"({FALSE[name]})")
+        up.report(original, CODE, f"`Layer.{name}(include_sublayers={value})`: {why}",
+                  legacy, "", "manual")
+        return updated
+    new: List[cst.Arg] = []
+    for i, a in enumerate(args):
+        if i == hit:
+            continue
+        if a.keyword is None and i > hit:
+            a = _kw(params[positional.index(a)], a.value, a.comma)
+        new.append(a)
+    if new:
+        new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    up.report(original, CODE, f"`Layer.{name}(..., include_sublayers=True)` → "
+              f"`Layer.{name}(...)` (3.x has no include_sublayers; True was 1.8's default)",
+              legacy, f"paddle.nn.Layer.{name}", "safe", applied=True)
+    return updated.with_changes(args=new)
