@@ -76,7 +76,8 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
-    if name == "minimize" and not _dygraph_module(up):
+    if name == "minimize" and _tied_guards(up) and not _dygraph_module(up):
+        # the cheap module scan first: deciding the module's modes walks all of it
         _check_tied(up, original)
     if name == "minimize" and _dygraph_lists(updated) and _dygraph_module(up):
         # 1.8.5's dygraph backward() walked the optimizer's own parameter list: the
