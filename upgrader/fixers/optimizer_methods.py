@@ -52,6 +52,8 @@ Fix safety
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from upgrader.args import code_of
@@ -449,6 +451,10 @@ def _check_tied(up, original: cst.Call):
               "manual")
 
 
+# a literal parameter name: ParamAttr('w') / ParamAttr(name='w') / param_attr='w' / bias_attr='b'
+_LITERAL_NAME = re.compile(r"""ParamAttr\(\s*[rRuU]?['"]|ParamAttr\(.{0,400}?\bname\s*=\s*[rRuU]?['"]|(?:param|bias)_attr\s*=\s*[rRuU]?['"]""", re.DOTALL)
+
+
 def _tied_guards(up):
     """(first line, last line) of each ``with ...program_guard(...)`` block -> the literal
     parameter names its layers create more than once."""
@@ -457,8 +463,8 @@ def _tied_guards(up):
         return cached
     import ast
     cached = up._tied_cache = {}
-    if "program_guard" not in up.source or "ParamAttr" not in up.source and "param_attr" not in up.source:
-        return cached
+    if "program_guard" not in up.source or not _LITERAL_NAME.search(up.source):
+        return cached  # no parameter is named by a literal string: nothing can be tied
     try:
         tree = ast.parse(up.source)
     except SyntaxError:
