@@ -192,6 +192,16 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     return new, notes
 
 
+#: `name=value` without spaces, the style of the emitted keyword arguments
+TIGHT_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                              whitespace_after=cst.SimpleWhitespace(""))
+
+
+def keyword_arg(name: str, value: cst.BaseExpression, comma=cst.MaybeSentinel.DEFAULT) -> cst.Arg:
+    """``name=value`` (the spacing of the rewritten calls)."""
+    return cst.Arg(keyword=cst.Name(name), value=value, equal=TIGHT_EQUAL, comma=comma)
+
+
 def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
     commas = commas or {}
     tparams = target_params(entry.target)
@@ -231,10 +241,7 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
             a = orig.with_changes(value=value) if orig is not None else cst.Arg(value=value)
         else:
             base = orig if orig is not None else cst.Arg(value=value)
-            a = base.with_changes(
-                value=value, keyword=cst.Name(kw),
-                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                      whitespace_after=cst.SimpleWhitespace("")))
+            a = base.with_changes(value=value, keyword=cst.Name(kw), equal=TIGHT_EQUAL)
         args.append(a)
     # commas: keep each original separator; the last keeps the call's trailing style
     last_comma = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT

@@ -809,6 +809,11 @@ class Upgrader(FastTransformer):
             if not isinstance(updated, cst.Call):
                 return updated
             return fixers.layer_act.wrap_self_call(self, original, updated)
+        return self.rewrite_entry_call(original, updated, entry)
+
+    def rewrite_entry_call(self, original: cst.Call, updated: cst.Call, entry: Entry):
+        """Rewrite a call of ``entry``: its structural fixer, or the argument mapping (also
+        for calls a fixer synthesizes, e.g. the parts of a composite it expands)."""
         if entry.structural:
             fixer = fixers.CALL_FIXERS.get(entry.structural)
             if fixer is not None:
@@ -867,33 +872,18 @@ class Upgrader(FastTransformer):
             return node.with_changes(lpar=[], rpar=[])
         return node
 
-    def leave_Assign(self, original, updated):
+    def _ungroup_value(self, original, updated):
+        """A parenthesized rewrite that stands alone as this node's value needs no
+        parentheses."""
         return updated.with_changes(value=self._ungrouped(updated.value)) \
             if id(updated.value) in self.grouped else updated
 
-    def leave_AnnAssign(self, original, updated):
-        return updated.with_changes(value=self._ungrouped(updated.value)) \
-            if id(updated.value) in self.grouped else updated
-
-    def leave_AugAssign(self, original, updated):
-        return updated.with_changes(value=self._ungrouped(updated.value)) \
-            if id(updated.value) in self.grouped else updated
-
-    def leave_Return(self, original, updated):
-        return updated.with_changes(value=self._ungrouped(updated.value)) \
-            if id(updated.value) in self.grouped else updated
-
-    def leave_Expr(self, original, updated):
-        return updated.with_changes(value=self._ungrouped(updated.value)) \
-            if id(updated.value) in self.grouped else updated
+    leave_Assign = leave_AnnAssign = leave_AugAssign = leave_Return = leave_Expr = \
+        leave_Element = _ungroup_value
 
     def leave_Arg(self, original, updated):
         return updated.with_changes(value=self._ungrouped(updated.value)) \
             if id(updated.value) in self.grouped and not updated.star else updated
-
-    def leave_Element(self, original, updated):
-        return updated.with_changes(value=self._ungrouped(updated.value)) \
-            if id(updated.value) in self.grouped else updated
 
     # ----------------------------------------------------------------- references
     def _reference(self, node: cst.BaseExpression) -> bool:

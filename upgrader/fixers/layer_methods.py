@@ -39,7 +39,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from upgrader.args import code_of, literal
+from upgrader.args import code_of, keyword_arg, literal
 
 CODE = "PU218"
 # method -> (1.8 positional parameters after self, index of include_sublayers)
@@ -61,12 +61,6 @@ FALSE = {
                  "today's slot is use_structured_name: filter the state dict to the "
                  "layer's own parameter names and call set_state_dict",
 }
-
-
-def _kw(name: str, value: cst.BaseExpression, comma) -> cst.Arg:
-    return cst.Arg(keyword=cst.Name(name), value=value, comma=comma,
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
 
 
 def _legacy_file(up) -> bool:
@@ -111,7 +105,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         if i == hit:
             continue
         if a.keyword is None and i > hit:
-            a = _kw(params[positional.index(a)], a.value, a.comma)
+            a = keyword_arg(params[positional.index(a)], a.value, a.comma)
         new.append(a)
     if new:
         new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

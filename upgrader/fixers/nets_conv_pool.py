@@ -36,6 +36,7 @@ import re
 
 import libcst as cst
 
+from upgrader.args import keyword_arg as _kw
 from upgrader.fixers import bound_or_report, static_mode
 
 CODE = "PU101"
@@ -51,22 +52,10 @@ _POOL = (("pool_size", "pool_size"), ("pool_type", "pool_type"), ("pool_stride",
          ("use_cudnn", "use_cudnn"))
 
 
-def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(keyword=cst.Name(name), value=value,
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
-
-
 def _inner(up, entry_name: str, args, placeholder: str):
-    """Rewrite one synthesized legacy call with its own entry: (expression, problem)."""
-    entry = up.entry_for(entry_name)
+    """One synthesized legacy call, rewritten by its own entry."""
     call = cst.Call(func=cst.parse_expression(placeholder), args=args)
-    if entry.structural:
-        from upgrader import fixers
-        out = fixers.CALL_FIXERS[entry.structural](up, call, call, entry)
-    else:
-        out = up.apply_entry(call, call, entry)
-    return out
+    return up.rewrite_entry_call(call, call, up.entry_for(entry_name))
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):

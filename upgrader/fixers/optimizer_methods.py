@@ -105,13 +105,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             return updated
     if name == "minimize" and any(a.keyword is not None and a.keyword.value == "parameter_list"
                                   for a in updated.args):
-        args = [a.with_changes(keyword=cst.Name("parameters"))
-                if a.keyword is not None and a.keyword.value == "parameter_list" else a
-                for a in updated.args]
-        up.report(original, CODE, "`minimize(parameter_list=...)` → `minimize(parameters=...)`",
-                  "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
-                  "safe", applied=True)
-        return updated.with_changes(args=args)
+        return _parameters_keyword(up, original, updated, "minimize")
     if name == "backward" and isinstance(f.value, cst.Name) and f.value.value in _optimizer_vars(up):
         return _backward(up, original, updated)
     if name == "apply_optimize" and isinstance(f.value, cst.Name) \
@@ -171,11 +165,16 @@ def _backward(up, original: cst.Call, updated: cst.Call):
     if not any(_list_arg(updated, a) and _kw(updated, a) == "parameter_list"
                for a in updated.args):
         return _backward_order(up, original, updated)
+    return _parameters_keyword(up, original, updated, "backward")
+
+
+def _parameters_keyword(up, original: cst.Call, updated: cst.Call, method: str):
+    """``opt.<method>(..., parameter_list=ps)`` → ``opt.<method>(..., parameters=ps)``."""
     args = [a.with_changes(keyword=cst.Name("parameters"))
             if a.keyword is not None and a.keyword.value == "parameter_list" else a
             for a in updated.args]
-    up.report(original, CODE, "`backward(parameter_list=...)` → `backward(parameters=...)`",
-              "paddle.fluid.optimizer.Optimizer.backward", "paddle.optimizer.Optimizer.backward",
+    up.report(original, CODE, f"`{method}(parameter_list=...)` → `{method}(parameters=...)`",
+              f"paddle.fluid.optimizer.Optimizer.{method}", f"paddle.optimizer.Optimizer.{method}",
               "safe", applied=True)
     return updated.with_changes(args=args)
 

@@ -29,7 +29,7 @@ import libcst as cst
 
 from upgrader.fixers import static_mode
 
-from upgrader.args import Manual, bind, code_of, literal
+from upgrader.args import Manual, bind, code_of, keyword_arg, literal
 
 CODE = "PU205"
 STRUCTURAL = ("pool2d-class",)
@@ -109,11 +109,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         up.report_entry(original, entry, False, manual=p.reason)
         return updated
     target, kwargs = p
-    args = [cst.Arg(value=v) if k is None else
-            cst.Arg(keyword=cst.Name(k), value=v,
-                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                          whitespace_after=cst.SimpleWhitespace("")))
-            for k, v in kwargs]
+    args = [cst.Arg(value=v) if k is None else keyword_arg(k, v) for k, v in kwargs]
     static_mode.note_applied(up, entry)
     up.report(original, entry.code, f"`{entry.short}` → `{target}` (1.x stride default 1 kept explicit)",
               entry.name, target, "safe", applied=True)

@@ -154,15 +154,10 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         return cst.Call(func=cst.Attribute(value=new_value, attr=cst.Name("global_block")))
     if original.args:
         return updated
-    safety = "unsafe" if _global_var_used(up) else "safe"
-    message = ("`program.all_parameters()` → `program.global_block().all_parameters()` (PIR)"
-               + ("; unsafe: create_global_var's replacement is a non-trainable parameter and is "
-                  "listed too (filter on `not p.stop_gradient`)" if safety == "unsafe" else ""))
-    if safety == "unsafe" and not up.opts.unsafe_fixes:
-        up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", "unsafe")
+    if not _report_all_parameters(
+            up, original, legacy,
+            "`program.all_parameters()` → `program.global_block().all_parameters()` (PIR)"):
         return updated
-    up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", safety,
-              applied=True)
     block = cst.Call(func=cst.Attribute(value=new_value, attr=cst.Name("global_block")))
     return _reversed(cst.Call(func=cst.Attribute(value=block, attr=cst.Name("all_parameters"))))
 
@@ -174,16 +169,23 @@ def _reversed(node: cst.BaseExpression) -> cst.BaseExpression:
 def _block_all_parameters(up, original: cst.Call, updated: cst.Call):
     """``<legacy program>.global_block().all_parameters()`` (or ``block(0)``): a PIR block
     lists its parameters in reverse creation order."""
-    legacy = "paddle.fluid.framework.Block.all_parameters"
-    safety = "unsafe" if _global_var_used(up) else "safe"
-    message = ("`block.all_parameters()` → `block.all_parameters()[::-1]`: a PIR block keeps "
-               "each parameter op at its top, so it lists the parameters in reverse creation "
-               "order (1.8: creation order)"
-               + ("; unsafe: create_global_var's replacement is a non-trainable parameter and is "
-                  "listed too (filter on `not p.stop_gradient`)" if safety == "unsafe" else ""))
-    if safety == "unsafe" and not up.opts.unsafe_fixes:
-        up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", "unsafe")
+    if not _report_all_parameters(
+            up, original, "paddle.fluid.framework.Block.all_parameters",
+            "`block.all_parameters()` → `block.all_parameters()[::-1]`: a PIR block keeps "
+            "each parameter op at its top, so it lists the parameters in reverse creation "
+            "order (1.8: creation order)"):
         return updated
-    up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", safety,
-              applied=True)
     return _reversed(updated)
+
+
+def _report_all_parameters(up, original: cst.Call, legacy: str, message: str) -> bool:
+    """Report an ``all_parameters()`` rewrite; whether to apply it (unsafe in a file that
+    calls ``create_global_var``, applied only with --unsafe-fixes there)."""
+    safety = "unsafe" if _global_var_used(up) else "safe"
+    if safety == "unsafe":
+        message += ("; unsafe: create_global_var's replacement is a non-trainable parameter "
+                    "and is listed too (filter on `not p.stop_gradient`)")
+    applied = safety == "safe" or up.opts.unsafe_fixes
+    up.report(original, CODE, message, legacy, "paddle.static.Program.global_block", safety,
+              applied=applied)
+    return applied

@@ -48,7 +48,7 @@ import libcst as cst
 
 from upgrader.fixers import static_mode
 
-from upgrader.args import Manual, bind, code_of, literal
+from upgrader.args import Manual, bind, code_of, keyword_arg, literal
 from upgrader.rulebook import ArgSpec
 from upgrader.fixers import bound_or_report
 
@@ -161,7 +161,7 @@ def _flatten(up, original, updated, entry):
 
 
 def _keywords(bound, names):
-    return [_kw(n, bound.values[n].value) for n in names if n in bound.values]
+    return [keyword_arg(n, bound.values[n].value) for n in names if n in bound.values]
 
 
 def _fill_batch_like(up, original, updated, entry, bound):
@@ -189,16 +189,11 @@ def _fill_batch_like(up, original, updated, entry, bound):
     elements = list(shape.elements)
     batch = cst.parse_expression(f"paddle.shape({code_of(bound.values['input'].value)})[{inp}]")
     elements[out] = elements[out].with_changes(value=batch)
-    args = [_kw("shape", cst.List(elements=elements)), _kw("fill_value", bound.values["value"].value),
-            _kw("dtype", bound.values["dtype"].value)]
+    args = [keyword_arg("shape", cst.List(elements=elements)),
+            keyword_arg("fill_value", bound.values["value"].value),
+            keyword_arg("dtype", bound.values["dtype"].value)]
     up.report_entry(original, entry, True)
     return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
-
-
-def _kw(name, value):
-    return cst.Arg(keyword=cst.Name(name), value=value,
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
 
 
 def _prelu(up, original, updated, entry, bound):
@@ -221,9 +216,9 @@ def _prelu(up, original, updated, entry, bound):
     if dtype is not None and literal(code_of(dtype.value)) != ("ok", "float32"):
         up.report_entry(original, entry, False, manual="non-float32 dtype: set it with paddle.set_default_dtype")
         return updated
-    args = [_kw("num_parameters", n)]
+    args = [keyword_arg("num_parameters", n)]
     if "param_attr" in bound.values:
-        args.append(_kw("weight_attr", bound.values["param_attr"].value))
+        args.append(keyword_arg("weight_attr", bound.values["param_attr"].value))
     up.report_entry(original, entry, True)
     return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
 
