@@ -234,6 +234,7 @@ class _Gen(object):
         self.ns = ns
         self.pre: List[str] = []
         self.post: List[str] = []
+        self.call_kw: List[str] = []  # call_arg keywords for the entry wrap's call
         self.act_param: Optional[str] = None
         self.varpos: Optional[str] = None
         self.sig_parts: List[str] = []
@@ -300,7 +301,8 @@ class _Gen(object):
         plain = spec is None or (spec.rename is not None and not (
             spec.transform or spec.values or spec.default is not None or spec.drop
             or spec.drop_if_default or spec.manual_if_set or spec.act or spec.wrap
-            or getattr(spec, "wrap_if_default", None)))
+            or getattr(spec, "wrap_if_default", None) or getattr(spec, "call_arg", None)
+            or getattr(spec, "manual_if_unset", None)))
         if plain:
             new = p.name if spec is None else spec.rename
             if required:
@@ -316,6 +318,19 @@ class _Gen(object):
                 self.pre.append("if %s: _kw[%r] = %s" % (passed, new, v))
             return
         self.sig_parts.append(v if required else "%s=_UNSET" % v)
+        if getattr(spec, "call_arg", None):  # an argument of the call the entry wrap makes
+            cond = passed
+            if p.has_default:
+                cond += " and not _eq(%s, %s)" % (v, self.const(_eval(p.default, self.ns)))
+            self.call_kw.append("if %s: _ckw[%r] = %s" % (cond, spec.call_arg, v))
+            return
+        if getattr(spec, "manual_if_unset", None):
+            err = self.const(manual_error(self.e.name, "argument %r not given: %s"
+                                          % (p.name, spec.manual_if_unset), entry=self.e))
+            cond = "True" if required else "%s is _UNSET" % v
+            if p.has_default:
+                cond = "%s is _UNSET or _eq(%s, %s)" % (v, v, self.const(_eval(p.default, self.ns)))
+            self.pre.append("if %s: raise %s" % (cond, err))
         if spec.manual_if_set is not None:
             err = self.const(manual_error(self.e.name, "argument %r: %s" % (p.name, spec.manual_if_set),
                                           entry=self.e))
@@ -410,7 +425,11 @@ class _Gen(object):
         (``wrap``/``wrap_if_default`` in parameter order), the activation last."""
         lines = []
         if self.e.wrap:
-            lines.append("_out = " + self.holes(self.e.wrap.replace("{call}", "_out")))
+            wrap = self.e.wrap
+            if self.call_kw:  # rulebook: such a wrap is "{call}(...)"
+                lines += ["_ckw = {}"] + self.call_kw
+                wrap = wrap[:-1] + ", **_ckw)"
+            lines.append("_out = " + self.holes(wrap.replace("{call}", "_out")))
         lines += self.post
         if act_expr:
             lines.append("if %s is not None and %s is not _UNSET: _out = _apply_act(_out, %s)"

@@ -78,6 +78,13 @@ RULES = textwrap.dedent('''
     extra = { in_features = "{input}.shape[-1]" }
     args = { input = { drop = true }, num_filters = "out_features", act = { act = true } }
 
+    ["paddle.fluid.layers.t_callarg"]
+    signature = "(input, num_filters, output_size=None, filter_size=None, stride=1, padding=0)"
+    target = "paddle.nn.Conv2DTranspose"
+    wrap = "{call}({input})"
+    extra = { in_channels = "{input}.shape[1]" }
+    args = { input = { drop = true }, num_filters = "out_channels", output_size = { call_arg = "output_size" }, filter_size = { rename = "kernel_size", manual_if_unset = "give the kernel size" } }
+
     ["paddle.fluid.layers.t_wid"]
     signature = "(input, dim=None, keep_dim=False, name=None)"
     target = "paddle.max"
@@ -185,6 +192,14 @@ def test_named_holes_and_wrap_if_default(book, paddle_dygraph):
     build_and_call = _build(book, "layers.t_holes")   # layer built from the input, then called
     out = build_and_call(t, 3, act="relu").numpy()
     assert out.shape == (2, 3) and (out >= 0).all()
+    ct = _build(book, "layers.t_callarg")  # output_size goes to the layer call
+    img = paddle.to_tensor(np.ones((1, 2, 3, 3), "float32"))
+    assert list(ct(img, 4, filter_size=3, stride=2, padding=1).shape) == [1, 4, 5, 5]
+    assert list(ct(img, 4, [6, 6], 3, stride=2, padding=1).shape) == [1, 4, 6, 6]
+    assert list(ct(img, 4, None, 3, stride=2, padding=1).shape) == [1, 4, 5, 5]
+    from compat import LegacyAPIError
+    with pytest.raises(LegacyAPIError, match="give the kernel size"):
+        ct(img, 4, output_size=[6, 6], stride=2)
     mx = _build(book, "layers.t_wid")
     assert list(mx(t).shape) == [1]
     np.testing.assert_allclose(mx(t).numpy(), [x.max()], rtol=1e-6)

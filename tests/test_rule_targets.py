@@ -49,7 +49,8 @@ def emitted_keywords(e: Entry) -> Set[str]:
         if spec is None:
             out.add(p.name)
             continue
-        if spec.drop or spec.drop_if_default or spec.manual_if_set or spec.act or spec.wrap:
+        if spec.drop or spec.drop_if_default or spec.manual_if_set or spec.act or spec.wrap \
+                or spec.call_arg:
             continue  # removed from the call (or the call becomes manual)
         out.add(spec.rename or p.name)
     for p_name, spec in e.args.items():
@@ -99,6 +100,21 @@ def test_emitted_keywords_are_target_parameters(file):
                                 f"parameter ({', '.join(kinds)})")
             elif kind in ("POSITIONAL_ONLY", "VAR_POSITIONAL"):
                 problems.append(f"[{e.name}] emits {kw}= but it is {kind} in {e.target}")
+    _report(problems)
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_call_args_are_forward_parameters(file):
+    """A ``call_arg`` goes to the call of the built layer: ``<target>.forward`` takes it."""
+    problems = []
+    for e in _entries(file):
+        for pname, spec in e.args.items():
+            if not spec.call_arg:
+                continue
+            params = rulebook.target_params(e.target + ".forward")
+            if params is None or spec.call_arg not in dict(params):
+                problems.append(f"[{e.name}] args.{pname}.call_arg {spec.call_arg!r} is not a "
+                                f"parameter of {e.target}.forward")
     _report(problems)
 
 

@@ -148,11 +148,12 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     passed = list(bound.values)  # source order: keywords stay where the user put them
     commas: Dict[int, cst.Comma] = {}  # out index -> separator of a dropped argument after it
     dropped_at: Dict[str, int] = {}  # dropped legacy argument -> where it stood in the output
+    call_args: List[Tuple[str, cst.BaseExpression]] = []  # keywords of the wrap's call
     for pname in passed:
         arg = bound.values[pname]
         before = len(out)
         try:
-            res = _map_one(entry, pname, arg, out, wraps, named)
+            res = _map_one(entry, pname, arg, out, wraps, named, call_args)
         finally:
             if len(out) == before:
                 dropped_at[pname] = before
@@ -162,6 +163,8 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
         if isinstance(res, Manual):
             return res
     for pname, spec in entry.args.items():
+        if spec.manual_if_unset and _unset(entry, pname, bound):
+            return Manual(f"{pname} is not given: {spec.manual_if_unset}")
         if pname not in bound.values and spec.default is not None:
             out.append((spec.rename or pname, fill(spec.default, named), None))
         if spec.wrap_if_default is not None:
@@ -187,6 +190,11 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     new: cst.BaseExpression = call.with_changes(func=target, args=args)
     if entry.wrap:  # completes the call itself (e.g. build a layer, then call it)
         new = fill(entry.wrap, {**named, "call": new})
+        if call_args:  # arguments of that call: layer(input, output_size=...)
+            assert isinstance(new, cst.Call)
+            head = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                    for a in new.args]
+            new = new.with_changes(args=head + [keyword_arg(k, v) for k, v in call_args])
     for template, subs in wraps:  # then what the arguments add (act, alpha, ...)
         new = fill(template, {**named, "call": new, **subs})
     return new, notes
@@ -258,8 +266,17 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
     return fixed
 
 
-def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
-    """Map one bound argument; appends to ``out``/``wraps`` or returns Manual."""
+def _unset(entry: Entry, pname: str, bound: Bound) -> bool:
+    """The argument is absent or given its legacy default."""
+    arg = bound.values.get(pname)
+    if arg is None:
+        return True
+    param = entry.param(pname)
+    return param is not None and param.has_default and same_value(code_of(arg.value), param.default)
+
+
+def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, call_args=None):
+    """Map one bound argument; appends to ``out``/``wraps``/``call_args`` or returns Manual."""
     value = arg.value
     src = code_of(value)
     spec = entry.args.get(pname)
@@ -267,6 +284,10 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None):
     if spec is not None:
         param = entry.param(pname)
         default = param.default if param and param.has_default else None
+        if spec.call_arg:  # moved to the call the entry wrap makes
+            if not (default is not None and same_value(src, default)):
+                call_args.append((spec.call_arg, value))
+            return None
         if spec.manual_if_set:
             if default is not None and same_value(src, default):
                 return None

@@ -126,6 +126,8 @@ def arg_changes(e: Entry) -> List[str]:
             out.append(f"`{name}` dropped when default, else manual")
         elif s.manual_if_set:
             out.append(f"`{name}`: manual ({s.manual_if_set})")
+        elif s.call_arg:
+            out.append(f"`{name}` → `{s.call_arg}` of the layer call")
         elif s.act:
             out.append(f"`{name}` → explicit activation call")
         elif s.unsafe_if_set:
@@ -145,6 +147,8 @@ def arg_changes(e: Entry) -> List[str]:
                 parts.append("values " + ", ".join(f"{k}→{v}" for k, v in s.values.items()))
             if s.default is not None:
                 parts.append(f"default `{s.default}`")
+            if s.manual_if_unset:
+                parts.append(f"(manual when not given: {s.manual_if_unset})")
             out.append(" ".join(parts))
     for k, v in e.extra.items():
         out.append(f"adds `{k}={v}`")

@@ -32,7 +32,7 @@ SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
-            "unsafe_if_set", "positional_only", "unsafe_below"}
+            "unsafe_if_set", "positional_only", "unsafe_below", "call_arg", "manual_if_unset"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
@@ -70,6 +70,8 @@ class ArgSpec:
     unsafe_if_set: Optional[str] = None
     positional_only: Optional[str] = None
     unsafe_below: Optional[Dict[str, Any]] = None  # {bound, why}
+    call_arg: Optional[str] = None  # keyword of the call the entry wrap makes (layer(x, kw=...))
+    manual_if_unset: Optional[str] = None  # why the call is manual without this argument
 
 
 @dataclass
@@ -214,6 +216,10 @@ def _entry(file: str, name: str, raw: Dict[str, Any]) -> Entry:
         e.args[pname] = _arg_spec(file, name, pname, spec)
     if e.args and e.params is None:
         raise _err(file, name, "args need a legacy signature")
+    if any(s.call_arg for s in e.args.values()) and not (
+            e.wrap and e.wrap.startswith("{call}(") and e.wrap.endswith(")")):
+        raise _err(file, name, "call_arg needs an entry wrap that calls the result: "
+                               "wrap = \"{call}(...)\"")
     return e
 
 
