@@ -2,9 +2,10 @@
 
 What it does
     In a file that uses legacy Paddle, ``<opt>.minimize(loss, parameter_list=ps)`` becomes
-    ``<opt>.minimize(loss, parameters=ps)``; on a variable assigned from a legacy optimizer,
+    ``<opt>.minimize(loss, parameters=ps)``; ``<opt>.current_step_lr()`` becomes
+    ``<opt>.get_lr()`` on any receiver (an optimizer passed to a function, ``self.opt``);
+    on a variable assigned from a legacy optimizer,
     ``<opt>.set_dict(state)`` becomes ``<opt>.set_state_dict(state)``,
-    ``<opt>.current_step_lr()`` becomes ``<opt>.get_lr()``,
     ``<opt>.backward(loss, parameter_list=ps)`` becomes ``<opt>.backward(loss, parameters=ps)``
     and ``<opt>.apply_optimize(loss, startup_program, params_grads)`` becomes
     ``<opt>.apply_gradients(params_grads)``. In a static program ``<opt>.backward(loss)``
@@ -37,10 +38,12 @@ Example
 
 Fix safety
     Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
-    renamed on any object (no other Paddle API has ``minimize(parameter_list=)``); the
-    other two only on variables assigned from a legacy optimizer in the same file. A
-    ``parameter_list`` or ``no_grad_set`` literal holding parameter names (strings, which
-    1.8 accepted) is manual: today's minimize takes only the parameters themselves. In a
+    renamed on any object (no other Paddle API has ``minimize(parameter_list=)``), and so
+    is ``current_step_lr`` (no other Paddle class has it); ``set_dict`` and the others only
+    on variables assigned from a legacy optimizer in the same file. A ``parameter_list`` or
+    ``no_grad_set`` literal or comprehension holding parameter names (strings, which 1.8
+    accepted: ``'fc_0.w_0'``, ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``) is manual:
+    today's minimize takes only the parameters themselves (names raise TypeError). In a
     module with dynamic-mode code and no static graph, both arguments are dropped instead:
     1.8.5's dygraph ``minimize`` ignored them and updated the optimizer's own parameters
     (checked), where today's would honour them. ``apply_optimize`` built the update ops
@@ -111,7 +114,10 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if name == "apply_optimize" and isinstance(f.value, cst.Name) \
             and f.value.value in _optimizer_vars(up):
         return _apply_optimize(up, original, updated)
-    if name in RENAMES and isinstance(f.value, cst.Name) and f.value.value in _optimizer_vars(up):
+    if name == "current_step_lr" and not updated.args or name in RENAMES and isinstance(
+            f.value, cst.Name) and f.value.value in _optimizer_vars(up):
+        # current_step_lr: no other Paddle class has that method, so any receiver (an
+        # optimizer passed to a function, self.optimizer) is renamed
         up.report(original, CODE, f"optimizer `.{name}()` → `.{RENAMES[name]}()`",
                   f"paddle.fluid.optimizer.Optimizer.{name}",
                   f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
@@ -131,10 +137,27 @@ def _names_given(call: cst.Call):
                 and v.args:
             v = v.args[0].value
         if isinstance(v, (cst.List, cst.Tuple, cst.Set)) and any(
-                isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
-                for e in v.elements if isinstance(e, cst.Element)):
+                _stringy(e.value) for e in v.elements if isinstance(e, cst.Element)):
+            return kw
+        if isinstance(v, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and _stringy(v.elt):
             return kw
     return None
+
+
+def _stringy(v) -> bool:
+    """An expression that evaluates to a parameter name: a string literal, ``prefix + '_w'``,
+    ``'%s_w' % tag``, ``'{}_w'.format(tag)``, ``str(...)`` or ``<param>.name``."""
+    if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(v, cst.BinaryOperation):
+        if isinstance(v.operator, cst.Add):
+            return _stringy(v.left) or _stringy(v.right)
+        return isinstance(v.operator, cst.Modulo) and _stringy(v.left)
+    if isinstance(v, cst.Call):
+        f = v.func
+        return (isinstance(f, cst.Name) and f.value == "str") or (
+            isinstance(f, cst.Attribute) and f.attr.value == "format" and _stringy(f.value))
+    return isinstance(v, cst.Attribute) and v.attr.value == "name"
 
 
 def _list_arg(call: cst.Call, arg: cst.Arg) -> bool:
