@@ -37,7 +37,7 @@ TRIGGERS = frozenset({
     "block", "current_block", "to_string", "scale_loss", "apply_collective_grads",
     "prepare_context", "enable", "get_output", "get_func", "get_code",
     "save_inference_model", "epoch", "step", "state_dict", "sublayers", "named_sublayers",
-    "load_dict",
+    "load_dict", "var",
 })
 
 #: set PADDLE_UPGRADE_NO_SKIP=1 to walk every statement (the reference behaviour)
@@ -273,6 +273,13 @@ def _quiet(group: List[ast.stmt], names: "Names") -> Optional[List[Tuple[str, st
                 elif d is None and isinstance(v.func, ast.Attribute) and v.func.attr == "state_dict" \
                         and isinstance(v.func.value, ast.Name) and not v.args and not v.keywords:
                     d = "state_dict:" + v.func.value.id
+                elif d is None and isinstance(v.func, ast.Attribute) \
+                        and isinstance(v.func.value, ast.Name) and not v.keywords \
+                        and ((v.func.attr == "global_block" and not v.args)
+                             or (v.func.attr == "block" and len(v.args) == 1
+                                 and isinstance(v.args[0], ast.Constant)
+                                 and type(v.args[0].value) is int and v.args[0].value == 0)):
+                    d = "block:" + v.func.value.id  # `blk = main.global_block()`
                 out.append((t.id, d or ""))
             else:
                 out.append((t.id, ""))

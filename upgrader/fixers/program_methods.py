@@ -5,9 +5,10 @@ What it does
     ``fluid.default_main_program()``, ``fluid.default_startup_program()``, or a name
     assigned from one of them), ``prog.all_parameters()`` becomes
     ``prog.global_block().all_parameters()[::-1]`` (so does
-    ``prog.global_block().all_parameters()``) and ``prog.block(0)`` becomes
+    ``prog.global_block().all_parameters()``, also through a name assigned the block:
+    ``blk = prog.global_block()``) and ``prog.block(0)`` becomes
     ``prog.global_block()``; ``current_block()``, ``to_string(...)`` and
-    ``global_block().var(name)`` are reported for a manual rewrite; ``prog.list_vars()``
+    ``global_block().var(name)`` (``blk.var(name)``) are reported for a manual rewrite; ``prog.list_vars()``
     becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
 
 Why is this bad?
@@ -69,6 +70,26 @@ def _is_program(up, node: cst.BaseExpression, legacy_only: bool = False) -> bool
     return False
 
 
+def _is_block(up, node: cst.BaseExpression, legacy_only: bool = False) -> bool:
+    """The global block of a program the file builds: ``<program>.global_block()``,
+    ``<program>.block(0)``, or a name assigned from one of them (``blk =
+    main.global_block()``)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value in ("global_block", "block") \
+            and _is_program(up, node.func.value, legacy_only)
+    if isinstance(node, cst.Name):
+        from upgrader.fixers.save_load_dygraph import _assignments
+        origin = _assignments(up).get(node.value) or ""
+        if not origin.startswith("block:"):
+            return False
+        program = origin[len("block:"):]
+        if program.endswith("()"):
+            makers = [m for m in PROGRAM_MAKERS if not legacy_only or m.startswith("paddle.fluid.")]
+            return program[:-2] in makers
+        return _is_program(up, cst.Name(program), legacy_only)
+    return False
+
+
 def _global_var_used(up) -> bool:
     cached = getattr(up, "_creates_global_var", None)
     if cached is None:
@@ -83,11 +104,9 @@ VAR = ("a PIR block has no var(name): a parameter is "
 
 
 def _block_var(up, original: cst.Call, f: cst.Attribute):
-    """``<program>.global_block().var(name)`` / ``<program>.block(0).var(name)``."""
-    inner = f.value
-    if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
-            and inner.func.attr.value in ("global_block", "block")
-            and _is_program(up, inner.func.value)):
+    """``<program>.global_block().var(name)`` / ``<program>.block(0).var(name)`` (or
+    ``blk.var(name)`` with ``blk = <program>.global_block()``)."""
+    if not _is_block(up, f.value):
         return
     if up.suppressed_node(original, CODE):
         return
@@ -126,9 +145,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             and not up.suppressed_node(original, CODE):
         return _list_vars(up, original, updated)
     if isinstance(f, cst.Attribute) and f.attr.value == "all_parameters" and not original.args \
-            and isinstance(f.value, cst.Call) and isinstance(f.value.func, cst.Attribute) \
-            and f.value.func.attr.value in ("global_block", "block") \
-            and up.opts.enabled(CODE) and _is_program(up, f.value.func.value, legacy_only=True) \
+            and up.opts.enabled(CODE) and _is_block(up, f.value, legacy_only=True) \
             and not up.suppressed_node(original, CODE):
         return _block_all_parameters(up, original, updated)
     if not (isinstance(f, cst.Attribute) and f.attr.value in ("all_parameters", "block", *MANUAL)):

@@ -41,7 +41,9 @@ STRUCTURAL = ("save-load-dygraph",)
 
 def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> None:
     """Record in ``out`` what ``node`` assigns: name -> dotted callee (a legacy
-    constructor, ``local:Name`` for a call of a name that resolves to nothing, or "")."""
+    constructor, ``local:Name`` for a call of a name that resolves to nothing,
+    ``state_dict:<layer>``, ``block:<program name>`` / ``block:<dotted program maker>()``
+    for a program's global block, or "")."""
     t = node.targets[0].target if len(node.targets) == 1 else None
     if isinstance(t, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
             and len(t.elements) == len(node.value.elements):
@@ -62,7 +64,26 @@ def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> N
             elif d is None and isinstance(f, cst.Attribute) and f.attr.value == "state_dict" \
                     and isinstance(f.value, cst.Name) and not node.value.args:
                 d = "state_dict:" + f.value.value  # `sd = model.state_dict()`
+            elif d is None and isinstance(f, cst.Attribute) and _is_block_call(node.value):
+                # `blk = main.global_block()` / `blk = fluid.default_main_program().block(0)`
+                inner = f.value
+                if isinstance(inner, cst.Name):
+                    d = "block:" + inner.value
+                elif isinstance(inner, cst.Call) and not inner.args:
+                    maker = up.resolve_dotted(inner.func)
+                    d = "block:" + maker + "()" if maker else None
         out[t.value] = d or ""
+
+
+def _is_block_call(call: cst.Call) -> bool:
+    """``<x>.global_block()`` or ``<x>.block(0)``."""
+    f = call.func
+    if not isinstance(f, cst.Attribute):
+        return False
+    if f.attr.value == "global_block":
+        return not call.args
+    return f.attr.value == "block" and len(call.args) == 1 and call.args[0].keyword is None \
+        and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0"
 
 
 def _assignments(up) -> Dict[str, Optional[str]]:
