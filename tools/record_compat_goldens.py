@@ -502,6 +502,22 @@ def f():
     return [np.array(lrs, 'float32'), lin.weight]
 out = dy(f)
 '''),
+    ("current_step_lr_type_dygraph", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+def f():
+    lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.1), bias_attr=const(0.0))
+    opt = fluid.optimizer.Momentum(0.3, 0.9, parameter_list=lin.parameters())
+    opt2 = fluid.optimizer.SGD(learning_rate=fluid.dygraph.NoamDecay(8, 2), parameter_list=lin.parameters())
+    lrs = [opt.current_step_lr()]
+    for _ in range(2):
+        loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(X)))
+        loss.backward(); opt.minimize(loss); lin.clear_gradients()
+        lrs.append(opt.current_step_lr())
+    loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(X)))
+    loss.backward(); opt2.minimize(loss); lin.clear_gradients()
+    return [np.asarray(v) for v in lrs] + [np.asarray(opt2.current_step_lr())]
+out = dy(f)
+'''),
     ("dataloader_non_iterable_static", '''
 FEAT = rng.uniform(-1, 1, size=(10, 3)).astype('float32')
 TGT = FEAT.sum(1, keepdims=True).astype('float32')

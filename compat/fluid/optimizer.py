@@ -52,18 +52,27 @@ def _params(parameter_list):
     return None if parameter_list is None else list(parameter_list)
 
 
+def _stepped_lr(opt, lr):
+    """1.x ``current_step_lr()`` read the optimizer's float32 learning-rate variable once a
+    dygraph ``minimize`` had created it (``numpy()[0]``: a numpy.float32); before, the
+    float it was given."""
+    return np.float32(lr) if getattr(opt, "_legacy_stepped", False) else lr
+
+
 class _Legacy(object):
     """1.x optimizer protocol on top of a ``paddle.optimizer`` class."""
 
     def _legacy_setup(self, learning_rate, grad_clip):
         self._legacy_lr = learning_rate if isinstance(learning_rate, LegacyDecay) else None
         self._legacy_clip = grad_clip
+        self._legacy_stepped = False  # a dygraph minimize made 1.x's float32 LR variable
 
     def minimize(self, loss, startup_program=None, parameter_list=None, no_grad_set=None):
         from compat.fluid import clip as _clip
         if paddle.in_dynamic_mode():
             # 1.x dygraph ignored parameter_list and no_grad_set here: it updates every
             # parameter of the optimizer's own parameter_list that has a gradient.
+            self._legacy_stepped = True
             if self._legacy_lr is not None:
                 self._legacy_lr.consume()
             fast = getattr(self, "_dygraph_minimize", None)
@@ -122,8 +131,10 @@ class _Legacy(object):
 
     def current_step_lr(self):
         if self._legacy_lr is not None:
-            return self._legacy_lr.current()
-        return float(self.get_lr())
+            lr = self._legacy_lr.current()
+        else:
+            lr = float(self.get_lr())
+        return _stepped_lr(self, lr)
 
     def set_dict(self, state_dict):
         return self.set_state_dict(state_dict)
@@ -554,7 +565,7 @@ class AdadeltaOptimizer(_Legacy, _Adadelta):
 
     def current_step_lr(self):
         lr = self._legacy_nominal_lr
-        return lr.current() if isinstance(lr, LegacyDecay) else float(lr)
+        return _stepped_lr(self, lr.current() if isinstance(lr, LegacyDecay) else float(lr))
 
 
 @_opt("LambOptimizer", replacement="paddle.optimizer.Lamb (note: it bias-corrects the moments)")
