@@ -22,8 +22,13 @@ Fix safety
     result, a class imported from elsewhere) is reported for a manual rewrite, because
     1.x chose the suffix at run time from the dict's contents (``.pdparams`` when its
     first value is a parameter): guessing would write an optimizer's state over the
-    model's file. A literal path ending in
-    ``.pdparams``/``.pdopt`` is stripped the way 1.x stripped it.
+    model's file. ``load_dygraph`` stripped a trailing ``.pdparams``/``.pdopt`` from its
+    path: where the rewrite can see it (a literal, ``x + '<literal>'``,
+    ``os.path.join(..., '<literal>')``) it strips it there; otherwise the path is stripped
+    the same way at run time in a name assigned before the statement (``model_prefix =
+    p[:-9] if p.endswith('.pdparams') else ...``), and where no assignment can go there
+    (a comprehension, a lambda, an f-string) the rewrite, which reads the path as a
+    prefix, is unsafe.
 """
 from __future__ import annotations
 
@@ -161,13 +166,56 @@ def _suffix_for(up, state: cst.BaseExpression) -> Optional[str]:
     return ".pdparams" if _is_legacy_layer(up, origin) else None
 
 
-def _path_expr(path: cst.BaseExpression) -> cst.BaseExpression:
-    kind, value = literal(code_of(path))
-    if kind == "ok" and isinstance(value, str):
-        for suf in (".pdparams", ".pdopt"):
-            if value.endswith(suf):
-                return cst.SimpleString(repr(value[: -len(suf)]))
-    return path
+SUFFIXES = (".pdparams", ".pdopt")
+
+
+def _tail(text: str):
+    """What a path ending in the literal ``text`` is as a 1.x prefix: ("strip", shorter
+    text) when it ends in a suffix 1.x strips, ("keep", text) when no value in front of it
+    can make it end in one, None when that depends on that value."""
+    for suf in SUFFIXES:
+        if text.endswith(suf):
+            return "strip", text[: -len(suf)]
+    if any(len(text) < len(suf) and suf.endswith(text) for suf in SUFFIXES):
+        return None
+    return "keep", text
+
+
+def _literal_str(node) -> Optional[str]:
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    kind, value = literal(code_of(node))
+    return value if kind == "ok" and isinstance(value, str) else None
+
+
+def _path_expr(up, path: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The 1.x prefix of ``path`` when it is known where the rewrite runs: load_dygraph
+    strips a trailing '.pdparams' / '.pdopt' (a literal, ``x + '<literal>'``,
+    ``os.path.join(..., '<literal>')``); None when only the run can tell."""
+    text = _literal_str(path)
+    if text is not None:
+        t = _tail(text)
+        return None if t is None else (path if t[1] == text else cst.SimpleString(repr(t[1])))
+    if isinstance(path, cst.BinaryOperation) and isinstance(path.operator, cst.Add):
+        text = _literal_str(path.right)
+        t = None if text is None else _tail(text)
+        if t is None:
+            return None
+        if t[1] == text:
+            return path
+        return path.left if t[1] == "" else path.with_changes(right=cst.SimpleString(repr(t[1])))
+    if isinstance(path, cst.Call) and code_of(path.func) == "os.path.join" and path.args \
+            and all(a.keyword is None and not a.star for a in path.args):
+        text = _literal_str(path.args[-1].value)
+        t = None if text is None else _tail(text)
+        if t is None or t[1] == "":
+            return None
+        if t[1] == text:
+            return path
+        args = list(path.args)
+        args[-1] = args[-1].with_changes(value=cst.SimpleString(repr(t[1])))
+        return path.with_changes(args=args)
+    return None
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -192,23 +240,59 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if keep is not None and literal(code_of(keep.value)) != ("ok", False):
         up.report_entry(original, entry, False, manual="keep_name_table=True has no modern equivalent")
         return updated
-    path = _paren(_path_expr(bound.values["model_path"].value))
-    simple = isinstance(path, (cst.Name, cst.SimpleString, cst.Attribute))
-    if not simple:  # read three times: assigned to a name before the statement
+    value = bound.values["model_path"].value
+    known = _path_expr(up, value)
+    unsafe = False
+    if known is not None:
+        path = _paren(known)
+        simple = isinstance(path, (cst.Name, cst.SimpleString, cst.Attribute))
+        if not simple:  # read three times: assigned to a name before the statement
+            from upgrader.hoist import hoist
+            name, why = hoist(up, original, known, "model_path")
+            if name is None:
+                up.report_entry(original, entry, False, manual=(
+                    f"the path expression would be evaluated three times and cannot be moved "
+                    f"before the statement here ({why}); assign it to a variable first"))
+                return updated
+            path = cst.Name(name)
+    else:
+        # only the run can tell whether the path ends in '.pdparams' / '.pdopt', which 1.x
+        # stripped: strip it the same way in a name assigned before the statement
         from upgrader.hoist import hoist
-        name, why = hoist(up, original, bound.values["model_path"].value, "model_path")
-        if name is None:
+        v = _paren(value)
+        name, why = "", ""
+        if not isinstance(v, (cst.Name, cst.Attribute)):
+            name, why = hoist(up, original, value, "model_path")
+            v = cst.Name(name) if name is not None else v
+        if name is not None:
+            name, why = hoist(up, original, fill(
+                "{v}[:-9] if {v}.endswith('.pdparams') else {v}[:-6] if {v}.endswith('.pdopt') "
+                "else {v}", {"v": v}), "model_prefix")
+        if name is not None:
+            path = cst.Name(name)
+        elif isinstance(v, (cst.Name, cst.Attribute)):
+            path, unsafe = v, True
+        else:
             up.report_entry(original, entry, False, manual=(
-                f"the path expression would be evaluated three times and cannot be moved before "
-                f"the statement here ({why}); assign it to a variable first"))
+                f"the path expression would be evaluated three times and cannot be moved "
+                f"before the statement here ({why}); assign it to a variable first"))
             return updated
-        path = cst.Name(name)
+    message = (f"`{entry.short}` → `(paddle.load(path + '.pdparams'), "
+               "paddle.load(path + '.pdopt') or None)`")
+    if unsafe:
+        message += ("; unsafe: the path is read as a prefix, but 1.x stripped a trailing "
+                    "'.pdparams' / '.pdopt' from it (a path ending in one is looked up as "
+                    "path.pdparams.pdparams); the strip cannot be moved before the statement "
+                    "here: assign the path to a variable first")
+        up.report(original, entry.code, message, entry.name, "paddle.load", "unsafe",
+                  applied=up.opts.unsafe_fixes)
+        if not up.opts.unsafe_fixes:
+            return updated
+    else:
+        up.report(original, entry.code, message, entry.name, "paddle.load", "safe", applied=True)
     up.needed_imports.add("os")
-    new = fill("(paddle.load({p} + '.pdparams'), paddle.load({p} + '.pdopt') "
-               "if os.path.exists({p} + '.pdopt') else None)", {"p": path})
-    up.report(original, entry.code, f"`{entry.short}` → `(paddle.load(path + '.pdparams'), "
-              "paddle.load(path + '.pdopt') or None)`", entry.name, "paddle.load", "safe", applied=True)
-    return new
+    return fill("(paddle.load({p} + '.pdparams'), paddle.load({p} + '.pdopt') "
+                "if os.path.exists({p} + '.pdopt') else None)", {"p": path})
 
 
 def _paren(node):
