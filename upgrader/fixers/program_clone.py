@@ -6,7 +6,7 @@ What it does
     fetch list of variables bound before the clone (``a.name`` counts as ``a``), it
     rewrites the clone to ``paddle.static.normalize_program(<program>, [], [a, b])`` and
     drops ``fetch_list`` from those runs: the evaluation program returns ``a`` and ``b``
-    in that order. Runs with other fetch lists get one more evaluation program each,
+    in that order; a feed that is not a dict display is passed as ``dict(<feed>)``. Runs with other fetch lists get one more evaluation program each,
     made right after the first (``test_program_2 = paddle.static.normalize_program(...)``)
     when the cloned program's expression can be written twice (a name, an attribute or
     ``default_main_program()``). A run may also sit in a function defined in the same scope that gets
@@ -23,7 +23,9 @@ Why is this bad?
     used the clone to evaluate without dropout/batch-norm updates and without the backward
     and optimizer ops. ``normalize_program`` clones the program, keeps the operators the
     fetched values need (with no feed variables named, the data a value needs stays and is
-    fed by name as before; feeds nothing uses are ignored), switches them to inference
+    fed by name as before; the executor drops the feeds nothing uses, and it drops them
+    from the caller's dict, which the copy keeps whole for the training runs that reuse
+    it, e.g. the label), switches them to inference
     (``is_test``: dropout scales by ``1 - p``, batch norm uses its running statistics, as
     1.8's clone did) and appends the fetches.
 
@@ -83,7 +85,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         run = _plan(up).runs.get(_line(up, original)) if _plan(up).runs else None
         if run is None:
             return updated
-        args = _without_fetch_list(updated.args)
+        args = _copied_feed(_without_fetch_list(updated.args))
         if run[1] is not None:  # another fetch list: the evaluation program made for it
             args = [a.with_changes(value=cst.Name(run[1])) if i == 0 and a.keyword is None or
                     a.keyword is not None and a.keyword.value == "program" else a
@@ -160,6 +162,22 @@ def leave_statement(up, original, updated):
 
 def _line(up, node) -> int:
     return up.pos(node)[0]
+
+
+def _copied_feed(args):
+    """``feed=dict(<feed>)``: the PIR executor removes from the dict it is given every key
+    the program does not read (3.3.1 ``Executor._pir_feed_data``), and the evaluation
+    program has no use for the label, so a feed dict the training runs reuse would lose
+    it. A dict display is left as it is."""
+    out = []
+    for i, a in enumerate(args):
+        if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
+            v = a.value
+            if not isinstance(v, (cst.Dict, cst.DictComp)) and not (
+                    isinstance(v, cst.Name) and v.value == "None"):
+                a = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=v)]))
+        out.append(a)
+    return out
 
 
 def _without_fetch_list(args):
