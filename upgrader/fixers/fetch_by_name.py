@@ -2,7 +2,9 @@
 
 What it does
     In ``<executor>.run(...)`` calls of a static-graph program, ``fetch_list`` elements
-    written ``<var>.name`` become ``<var>``.
+    written ``<var>.name`` become ``<var>``. When one feed dict (a name) is given to the
+    runs of different programs in the same function (or module level), those runs pass
+    ``feed=dict(<name>)``.
 
 Why is this bad?
     Paddle 3 builds static graphs in PIR by default; a PIR value produced by an operator
@@ -14,16 +16,86 @@ Example
     ``exe.run(main, feed=feed, fetch_list=[avg_cost.name, acc.name])`` →
     ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``.
 
+    3.3.1's ``Executor.run`` removes from the feed dict it is given every key the
+    program does not read (1.8 warned and left it whole): after running an inference
+    program with the training feed dict, the label is gone and the training run fails
+    with KeyError.
+
 Fix safety
-    Safe: 1.x resolved the name to the same variable. Names given as strings
+    Safe: 1.x resolved the name to the same variable; ``dict(feed)`` is a shallow copy the
+    executor reads as it read the dict. Names given as strings
     (``fetch_list=['loss']``) are reported as manual: a PIR program cannot fetch by name
     (not even data or parameters; checked on 3.3.1), the variable itself must be fetched.
 """
 from __future__ import annotations
 
+import ast
+from typing import Dict, List, Set, Tuple
+
 import libcst as cst
 
+from upgrader import untouched
+
 CODE = "PU211"
+
+
+def _shared_feeds(up) -> Set[int]:
+    """Lines of the ``.run(...)`` calls (one on their line) whose feed is a name that the
+    same scope also gives to a run of another program (the program expression as written;
+    none: the default main program)."""
+    cached = getattr(up, "_shared_feed_lines", None)
+    if cached is not None:
+        return cached
+    out: Set[int] = set()
+    up._shared_feed_lines = out
+    if "feed" not in up.source or ".run(" not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+    per_line: Dict[int, int] = {}
+    groups: Dict[Tuple[int, str], List[Tuple[int, str]]] = {}
+
+    def visit(node, scope: int):
+        for child in ast.iter_child_nodes(node):
+            inner = id(child) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                    ast.Lambda, ast.ClassDef)) else scope
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and child.func.attr == "run":
+                per_line[child.lineno] = per_line.get(child.lineno, 0) + 1
+                feed = [k.value for k in child.keywords if k.arg == "feed"] or child.args[1:2]
+                program = [k.value for k in child.keywords if k.arg == "program"] or child.args[:1]
+                if len(feed) == 1 and isinstance(feed[0], ast.Name) \
+                        and not any(k.arg is None for k in child.keywords) \
+                        and not any(isinstance(a, ast.Starred) for a in child.args):
+                    key = ast.dump(program[0]) if program else ""
+                    groups.setdefault((scope, feed[0].id), []).append((child.lineno, key))
+            visit(child, inner)
+
+    visit(tree, 0)
+    for runs in groups.values():
+        if len({key for _, key in runs}) > 1:
+            out.update(line for line, _ in runs if per_line.get(line) == 1)
+    return out
+
+
+def _copy_feed(up, original: cst.Call, args: list) -> bool:
+    """``feed=<name>`` → ``feed=dict(<name>)`` in a run whose feed dict other programs'
+    runs read too (3.3.1's run drops the keys its program does not read from the dict)."""
+    if not up.opts.enabled(CODE) or up.pos(original)[0] not in _shared_feeds(up):
+        return False
+    for i, a in enumerate(args):
+        if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
+            if isinstance(a.value, cst.Name) and not up.suppressed_node(original, CODE):
+                args[i] = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=a.value)]))
+                up.report(original, CODE, "feed=<dict> → feed=dict(<dict>): the runs of other "
+                          "programs read this feed dict too, and 3.3.1's run removes the keys "
+                          "its program does not read from the dict it is given (1.8 left it "
+                          "whole)", "paddle.fluid.Executor.run", "paddle.static.Executor.run",
+                          "safe", applied=True)
+                return True
+    return False
 
 
 def check_call(up, original: cst.Call, updated: cst.Call):
@@ -31,6 +103,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and up.facts.static_outside_guard):
         return updated
     args = list(updated.args)
+    copied = _copy_feed(up, original, args)
     changed = False
     strings = []
     for i, a in enumerate(args):
@@ -53,7 +126,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   "have fetch op\"), also for data and parameters",
                   "paddle.fluid.Executor.run", "paddle.static.Executor.run", "manual")
     if not changed or not up.opts.enabled(CODE) or up.suppressed_node(original, CODE):
-        return updated
+        return updated.with_changes(args=args) if copied else updated
     up.report(original, CODE, "fetch_list by `.name` → the variable itself (PIR values have no name)",
               "paddle.fluid.Executor.run", "paddle.static.Executor.run", "safe", applied=True)
     return updated.with_changes(args=args)
