@@ -1391,6 +1391,43 @@ def f():
             fluid.layers.reshape(x, [0, -1], act='relu', inplace=True)]
 out = dy(f)
 '''),
+    ("load_from_save_vars_directories_static", '''
+import os, shutil, tempfile
+d = tempfile.mkdtemp()
+try:
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        with fluid.unique_name.guard():
+            x = fluid.data('x', [None, 3], 'float32')
+            h = fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(name='dw', initializer=fluid.initializer.Constant(0.3)),
+                                bias_attr=fluid.ParamAttr(name='db', initializer=fluid.initializer.Constant(0.1)))
+            loss = fluid.layers.reduce_sum(h)
+            fluid.optimizer.Momentum(0.1, 0.9).minimize(loss)
+    X = rng.randn(2, 3).astype('float32')
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        exe.run(main, feed={'x': X}, fetch_list=[loss])
+        fluid.io.save_persistables(exe, os.path.join(d, 'persist'), main_program=main)
+        fluid.io.save_params(exe, os.path.join(d, 'comb'), main_program=main, filename='params.bin')
+        trained = exe.run(main, feed={'x': X}, fetch_list=[h])[0]
+    params = main.global_block().all_parameters()
+    state = fluid.io.load_program_state(os.path.join(d, 'persist'))
+    picked = fluid.io.load_program_state(os.path.join(d, 'persist'), var_list=params[:1])
+    from_file = fluid.io.load_program_state(os.path.join(d, 'comb', 'params.bin'), var_list=params)
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        fluid.load(main, os.path.join(d, 'persist'), exe)
+        dir_loaded = exe.run(main, feed={'x': X}, fetch_list=[h])[0]
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        fluid.load(main, os.path.join(d, 'comb', 'params.bin'), exe, var_list=params)
+        file_loaded = exe.run(main, feed={'x': X}, fetch_list=[h])[0]
+    out = [np.array(sorted(state)), state['dw'], state['db_velocity_0'], np.array(sorted(picked)),
+           picked['dw'], np.array(sorted(from_file)), from_file['db'], trained, dir_loaded, file_loaded]
+finally:
+    shutil.rmtree(d)
+'''),
 ]
 
 

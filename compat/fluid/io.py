@@ -206,22 +206,70 @@ def save(program, model_path):
                 f.write(str(program))
 
 
-@legacy("paddle.fluid.io.load", "paddle.fluid.load", replacement="paddle.static.load")
-def load(program, model_path, executor=None, var_list=None):
+def _strip(model_path):
     for ext in (".pdparams", ".pdopt", ".pdmodel"):
         if model_path.endswith(ext):
-            model_path = model_path[:-len(ext)]
-            break
-    paddle.static.load(_program(program), model_path, executor, var_list)
+            return model_path[:-len(ext)]
+    return model_path
+
+
+def _var_files(dirname):
+    """Relative paths ('/'-separated) of the files under ``dirname``: the variable names a
+    save_vars directory holds (1.8 walked it the same way)."""
+    out = []
+    for root, _dirs, files in os.walk(dirname, topdown=False):
+        for f in files:
+            out.append(os.path.relpath(os.path.join(root, f), dirname).replace("\\", "/"))
+    return out
+
+
+@legacy("paddle.fluid.io.load", "paddle.fluid.load", replacement="paddle.static.load")
+def load(program, model_path, executor=None, var_list=None):
+    prefix = _strip(model_path)
+    if not os.path.exists(prefix + ".pdparams"):
+        # 1.8 also read what save_params / save_persistables / save_vars wrote: a directory
+        # (the program's variables that have a file there) or one combined file (var_list)
+        if executor is None:
+            raise ValueError("executor is required when loading model file saved with "
+                             "[ save_params, save_persistables, save_vars ]")
+        if os.path.isdir(model_path):
+            files = set(_var_files(model_path))
+            for n in [n for n in _names(_persistable_values(_program(program))) if n in files]:
+                _set(n, _read(os.path.join(model_path, n)))
+            return
+        if os.path.isfile(model_path):
+            if var_list is None:
+                raise ValueError("var_list is required when loading model file saved with "
+                                 "[ save_params, save_persistables, save_vars ]")
+            data = _read(model_path)
+            for n in _names(var_list):
+                if n not in data:
+                    raise RuntimeError("variable %r is missing in %s" % (n, model_path))
+                _set(n, data[n])
+            return
+    paddle.static.load(_program(program), prefix, executor, var_list)
 
 
 @_io("load_program_state", replacement="paddle.static.load_program_state")
 def load_program_state(model_path, var_list=None):
-    for ext in (".pdparams", ".pdopt", ".pdmodel"):
-        if model_path.endswith(ext):
-            model_path = model_path[:-len(ext)]
-            break
-    return paddle.static.load_program_state(model_path, var_list)
+    prefix = _strip(model_path)
+    if not os.path.exists(prefix + ".pdparams") and os.path.exists(model_path):
+        # a save_params / save_persistables / save_vars directory, or one combined file
+        # with var_list (3.x's load_program_state returns {} for these on PIR programs)
+        if os.path.isfile(model_path):
+            if var_list is None:
+                raise ValueError("var_list can not be None when model_path is a file type")
+            data = _read(model_path)
+            return {n: np.asarray(data[n]) for n in _names(var_list)}
+        if var_list is not None:
+            return {n: np.asarray(_read(os.path.join(model_path, n))) for n in _names(var_list)}
+        state = {}
+        for n in _var_files(model_path):
+            value = _read(os.path.join(model_path, n))
+            if not isinstance(value, dict):  # a combined file there: 1.8 skipped it too
+                state[n] = np.asarray(value)
+        return state
+    return paddle.static.load_program_state(prefix, var_list)
 
 
 @_io("set_program_state", replacement="paddle.static.set_program_state")
