@@ -215,7 +215,7 @@ def _backward_order(up, original: cst.Call, updated: cst.Call):
     if not static_only(up) or any(a.star for a in updated.args):
         return updated
     ctor = _constructors(up).get(updated.func.value.value)
-    if ctor is None:  # assigned more than once, or not from a call: order unknown
+    if ctor is None:  # assigned from something else than a legacy optimizer: order unknown
         return updated
     up.report(original, CODE, "`opt.backward(loss)` → `opt.backward(loss)[::-1]`: on PIR "
               "programs it lists the (param, grad) pairs in reverse creation order (1.8: "
@@ -226,8 +226,9 @@ def _backward_order(up, original: cst.Call, updated: cst.Call):
 
 
 def _constructors(up):
-    """optimizer variable -> its only constructor call, when that call gives no parameter
-    list (the order of backward's pairs is then the program's)."""
+    """optimizer variable -> its first constructor call, when every assignment of the name
+    is a legacy optimizer built without a parameter list (the order of backward's pairs is
+    then the program's)."""
     cache = getattr(up, "_optimizer_ctor_cache", None)
     if cache is not None:
         return cache
@@ -244,14 +245,21 @@ def _constructors(up):
     up.module.visit(V())
     cache = {}
     for name in _optimizer_vars(up):
+        # every assignment of the name (e.g. `opt = ...` in several functions) must be a
+        # legacy optimizer built without a parameter list: then any of them lists the
+        # program's parameters
         values = seen.get(name, [])
-        if len(values) != 1 or not isinstance(values[0], cst.Call):
-            continue
-        entry = up.entry_for(up.resolve_dotted(values[0].func))
-        b = bind(entry, values[0]) if entry is not None else Manual("")
-        if isinstance(b, Manual) or "parameter_list" in b.values:
-            continue
-        cache[name] = values[0]
+        ok = bool(values)
+        for value in values:
+            dotted = up.resolve_dotted(value.func) if isinstance(value, cst.Call) else None
+            entry = up.entry_for(dotted) if dotted and dotted.startswith("paddle.fluid.optimizer.") \
+                else None
+            b = bind(entry, value) if entry is not None else Manual("")
+            if isinstance(b, Manual) or "parameter_list" in b.values:
+                ok = False
+                break
+        if ok:
+            cache[name] = values[0]
     up._optimizer_ctor_cache = cache
     return cache
 
