@@ -1,0 +1,159 @@
+"""PU101 while-loop: ``fluid.layers.while_loop`` is unsafe where its loop variables are read later.
+
+What it does
+    Rewrites ``fluid.layers.while_loop(cond, body, loop_vars)`` to
+    ``paddle.static.nn.while_loop(cond, body, loop_vars)`` as its rule says, and decides
+    the fix safety per call: safe when no loop variable can be read after the call other
+    than through the names the call's result is assigned to, unsafe (``--unsafe-fixes``)
+    otherwise.
+
+Why is this bad?
+    In a static program 1.8's ``while_loop`` wrote the loop's results into the loop
+    variables themselves (its block assigned every output to its input variable) and
+    returned ``loop_vars``: after ``i_out, h_out = while_loop(c, b, [i, h])`` the
+    variables ``i`` and ``h`` held the final values too (checked on 1.8.5: a fetch of
+    ``h``, or an op built from ``h`` after the loop, saw the result). Today's
+    ``paddle.static.nn.while_loop`` returns new values and leaves the loop variables as
+    they were. In dygraph 1.8.5 returned new values too.
+
+Example
+    ``i, h = fluid.layers.while_loop(c, b, [i, h])`` → ``i, h =
+    paddle.static.nn.while_loop(c, b, [i, h])`` is applied by a plain ``fix`` (the names
+    are rebound to the results); ``_, h_out = fluid.layers.while_loop(c, b, [i, h])``
+    followed by a use of ``h`` is reported unsafe, naming ``h``.
+
+Fix safety
+    Safe in a module with dygraph code only, and when every element of a literal
+    ``loop_vars`` list/tuple is a name the assignment of the call's result rebinds, a
+    name not read after the call statement (nor elsewhere in a Python loop around it), or
+    an expression that makes a new value (a call, a literal). Unsafe otherwise: a name
+    read later, an attribute or subscript element, a ``loop_vars`` that is not a literal.
+    The check is by name over the rest of the file (a later function reusing the name
+    makes it unsafe too). A persistable loop variable (a counter kept across runs) also
+    kept the final value across ``exe.run`` calls in 1.8, even when rebound: write it
+    back with ``paddle.assign(result, var)`` (the entry's note).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from upgrader import untouched
+from upgrader.args import Manual, bind
+from upgrader.fixers import static_dropout
+
+CODE = "PU101"
+STRUCTURAL = ("while-loop",)
+
+_FRESH = (cst.Call, cst.Integer, cst.Float, cst.SimpleString, cst.BinaryOperation, cst.UnaryOperation)
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    if not static_dropout.dygraph_only(up):
+        why = _why_unsafe(up, original, entry)
+        if why:
+            entry = copy.copy(entry)
+            entry.safety, entry.note = "unsafe", why
+    return up.apply_entry(original, updated, entry)
+
+
+def _why_unsafe(up, original: cst.Call, entry) -> Optional[str]:
+    bound = bind(entry, original)
+    if isinstance(bound, Manual) or "loop_vars" not in bound.values:
+        return None  # reported by the argument mapping
+    loop_vars = bound.values["loop_vars"].value
+    if not isinstance(loop_vars, (cst.List, cst.Tuple)):
+        return ("1.8 wrote the loop's results into the loop variables passed in and returned "
+                "that same list; loop_vars is not a literal list here, so a later read of "
+                "those variables (they keep their values today) cannot be ruled out: read "
+                "the returned values")
+    names: List[str] = []
+    for el in _elements(loop_vars):
+        if isinstance(el, cst.Name):
+            names.append(el.value)
+        elif not isinstance(el, _FRESH):
+            return ("1.8 wrote the loop's results into the loop variables passed in; the "
+                    f"element `{cst.Module(body=[]).code_for_node(el)}` is not a plain name, "
+                    "so a later read of it (the value from before the loop today) cannot be "
+                    "ruled out: read the returned values")
+    if not names:
+        return None
+    stmt = up.stmt_stack[-1][0] if up.stmt_stack else None
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return ("1.8 wrote the loop's results into the loop variables passed in "
+                f"({', '.join(names)}); whether they are read after the loop is not checked "
+                "here: read the returned values")
+    rebound = set()
+    for small in stmt.body:
+        if isinstance(small, cst.Assign) and small.value is original:
+            for t in small.targets:
+                _target_names(t.target, rebound)
+    line, _, end, _ = up.pos(stmt)
+    loads, loops = _survey(up)
+    later = []
+    for name in names:
+        if name in rebound or name in later:
+            continue
+        lines = loads.get(name, ())
+        if any(l > end for l in lines) or any(
+                a <= line <= b and any(a <= l <= b and not line <= l <= end for l in lines)
+                for a, b in loops):
+            later.append(name)
+    if not later:
+        return None
+    shown = ", ".join(f"`{n}`" for n in later)
+    return (f"1.8 wrote the loop's results into the loop variables passed in: {shown} "
+            "read after this call held the final values in 1.8 and keep the values from "
+            "before the loop today; read the returned values instead (or rebind the names: "
+            "`i, h = paddle.static.nn.while_loop(cond, body, [i, h])`)")
+
+
+def _elements(node):
+    for el in node.elements:
+        v = el.value
+        if isinstance(v, (cst.List, cst.Tuple)):
+            yield from _elements(v)
+        else:
+            yield v
+
+
+def _target_names(node, out: set) -> None:
+    if isinstance(node, cst.Name):
+        out.add(node.value)
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for el in node.elements:
+            _target_names(el.value, out)
+    elif isinstance(node, cst.StarredElement):
+        _target_names(node.value, out)
+
+
+def _survey(up) -> Tuple[Dict[str, List[int]], List[Tuple[int, int]]]:
+    """Lines where each name is read (not counting reads of a parameter of an enclosing
+    function or lambda: the cond/body functions' own loop variables), and the line spans
+    of the Python loops (cached)."""
+    cached = getattr(up, "_while_loop_survey", None)
+    if cached is None:
+        loads: Dict[str, List[int]] = {}
+        loops: List[Tuple[int, int]] = []
+
+        def walk(node, params: frozenset):
+            for child in ast.iter_child_nodes(node):
+                inner = params
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    a = child.args
+                    inner = params | {p.arg for p in a.args + a.kwonlyargs
+                                      + getattr(a, "posonlyargs", [])
+                                      + [p for p in (a.vararg, a.kwarg) if p]}
+                elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                    if child.id not in params:
+                        loads.setdefault(child.id, []).append(child.lineno)
+                elif isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
+                    loops.append((child.lineno, getattr(child, "end_lineno", None) or 10 ** 9))
+                walk(child, inner)
+
+        walk(untouched.parse(up.source), frozenset())
+        cached = up._while_loop_survey = (loads, loops)
+    return cached
