@@ -1428,6 +1428,22 @@ try:
 finally:
     shutil.rmtree(d)
 '''),
+    ("sparse_embedding_padding_row_static", '''
+W1 = rng.randn(6, 3).astype('float32')
+W2 = rng.randn(6, 3).astype('float32')
+IDS = np.array([[0, 1, 5, 2], [3, 0, 0, 5]], 'int64')
+def build():
+    ids = fluid.data('ids', [None, 4], 'int64')
+    ids3 = fluid.data('ids3', [None, 4, 1], 'int64')
+    e1 = fluid.embedding(ids, size=[6, 3], is_sparse=True, padding_idx=0, param_attr=fluid.ParamAttr(name='sw1', initializer=fluid.initializer.NumpyArrayInitializer(W1)))
+    e2 = fluid.layers.embedding(ids3, size=[6, 3], is_sparse=True, padding_idx=-1, param_attr=fluid.ParamAttr(name='sw2', initializer=fluid.initializer.NumpyArrayInitializer(W2)))
+    e3 = fluid.embedding(ids, size=[6, 3], padding_idx=2, param_attr='sw1')
+    loss = fluid.layers.reduce_sum(fluid.layers.square(e1 + e2 + 1.0)) + fluid.layers.reduce_mean(e3)
+    fluid.optimizer.SGD(0.1).minimize(loss)
+    params = dict((p.name, p) for p in fluid.default_main_program().global_block().all_parameters())
+    return [e1, e2, e3, loss, params['sw1'], params['sw2']]
+out = static_run(build, {'ids': IDS, 'ids3': IDS.reshape(2, 4, 1)}, runs=2)
+'''),
 ]
 
 

@@ -73,6 +73,14 @@ def _lookup(input, size, is_sparse, padding_idx, param_attr, dtype, squeeze_last
                              "(got shape %s); use fluid.embedding to append the dimension"
                              % list(ids.shape))
         ids = paddle.squeeze(ids, axis=-1)
+    if is_sparse and padding_idx is not None and not paddle.in_dynamic_mode():
+        # 1.8.5's sparse lookup_table(_v2) gradient copied the output gradient of every
+        # id into its row, the padding row too (only the dense gradient skipped it), so
+        # training moved weight[padding_idx]; PIR programs take a dense gradient, which
+        # skips it. Zeros forward (out - out), the full gradient backward.
+        out = F.embedding(ids, w, sparse=is_sparse)
+        pad = paddle.unsqueeze(paddle.cast(ids == padding_idx, out.dtype), -1)
+        return out - (out * pad).detach()
     return F.embedding(ids, w, padding_idx=padding_idx, sparse=is_sparse)
 
 
