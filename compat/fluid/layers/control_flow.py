@@ -227,6 +227,28 @@ class Switch(object):
         return False
 
 
+def _copy_dense(v):
+    if isinstance(v, paddle.pir.Value) and v.is_dense_tensor_type():
+        return paddle.assign(v)
+    return v
+
+
+@_cf("while_loop", "paddle.static.nn.while_loop")
+def while_loop(cond, body, loop_vars, is_test=False, name=None):
+    """1.x ``while_loop`` (``paddle.static.nn.while_loop``). In a static program the loop
+    starts from copies of the dense-tensor loop variables: on Paddle 3.3.1 a loop variable
+    that an op outside the loop also reads for its gradient (``h * h`` and
+    ``while_loop(.., [i, h])``, then a backward) made every run fail ("Tensor holds no
+    memory"); from a copy the values and gradients are those of the loop.
+
+    Not reproduced: 1.8 also wrote the loop's results into the loop variables themselves
+    (static programs); they keep their values here, as after ``fix`` (unsafe there when a
+    loop variable is read after the call)."""
+    if not paddle.in_dynamic_mode() and isinstance(loop_vars, (list, tuple)):
+        loop_vars = paddle.utils.map_structure(_copy_dense, list(loop_vars))
+    return paddle.static.nn.while_loop(cond, body, loop_vars, is_test=is_test, name=name)
+
+
 _lazy.attach(globals())
 
 
