@@ -1444,6 +1444,29 @@ def build():
     return [e1, e2, e3, loss, params['sw1'], params['sw2']]
 out = static_run(build, {'ids': IDS, 'ids3': IDS.reshape(2, 4, 1)}, runs=2)
 '''),
+    ("traced_layer_save_fetch_subset_dygraph", '''
+import shutil, tempfile
+X = rng.randn(2, 6).astype('float32')
+H = rng.randn(2, 2).astype('float32')
+dirs = [tempfile.mkdtemp() for _ in range(3)]
+try:
+    with fluid.dygraph.guard():
+        gru = fluid.dygraph.GRUUnit(6, param_attr=const(0.3), bias_attr=const(0.1))
+        outs, traced = fluid.dygraph.TracedLayer.trace(gru, inputs=[fluid.dygraph.to_variable(X), fluid.dygraph.to_variable(H)])
+        traced.save_inference_model(dirs[0], fetch=[2])
+        traced.save_inference_model(dirs[1], fetch=[0, 1])
+        traced.save_inference_model(dirs[2])
+    exe = fluid.Executor(fluid.CPUPlace())
+    out = [o.numpy() for o in outs]
+    for d in dirs:
+        with fluid.scope_guard(fluid.Scope()):
+            prog, feeds, fetches = fluid.io.load_inference_model(d, exe)
+            res = exe.run(prog, feed={feeds[0]: X * 2, feeds[1]: H}, fetch_list=fetches)
+            out += [np.array(len(fetches))] + [np.asarray(r) for r in res]
+finally:
+    for d in dirs:
+        shutil.rmtree(d)
+'''),
 ]
 
 

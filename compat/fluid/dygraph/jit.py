@@ -141,18 +141,9 @@ class TracedLayer(object):
         os.makedirs(dirname, exist_ok=True)
         specs = self._specs if feed is None else [self._specs[i] for i in feed]
         layer = self._layer
+        configs = {}
         if fetch is not None and list(fetch) != list(range(self._n_out)):
-            base = layer
-
-            class _Pick(paddle.nn.Layer):
-                def __init__(self):
-                    super().__init__()
-                    self.inner = base
-
-                def forward(self, *xs):
-                    out = self.inner(*xs)
-                    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-                    picked = [outs[i] for i in fetch]
-                    return picked[0] if len(picked) == 1 else picked
-            layer = _Pick()
-        paddle.jit.save(layer, os.path.join(dirname, "__model__"), input_spec=specs)
+            # the outputs to keep, by position (a wrapper layer with forward(*xs) cannot be
+            # converted with an input_spec: 3.3.1 counts no positional parameter)
+            configs["output_spec"] = [int(i) for i in fetch]
+        paddle.jit.save(layer, os.path.join(dirname, "__model__"), input_spec=specs, **configs)
