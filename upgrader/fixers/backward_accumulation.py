@@ -23,7 +23,10 @@ Example
 
 Fix safety
     Manual: which gradients to clear, and where, is the program's decision. Loops that
-    clear the gradients are not reported; two ``backward()`` calls in one iteration before
+    clear the gradients are not reported, except a ``backward()`` that runs in every
+    iteration of a loop that clears only under an ``if`` (gradient accumulation,
+    ``if i % k == k - 1: opt.minimize(loss); model.clear_gradients()``: 1.8 stepped with
+    the last backward's gradients, today with their sum); two ``backward()`` calls in one iteration before
     the clearing are not detected (1.8 kept the last, today both are summed): a static
     check cannot tell whether they reach the same parameters (three models each with its
     own loss, one clearing loop at the end, is common and correct), nor which branch of an
@@ -37,6 +40,7 @@ import libcst as cst
 
 CODE = "PU215"
 CLEARS = ("clear_gradients", "clear_gradient", "clear_grad")
+ACCUMULATES = "accumulates"
 
 
 class Tracker:
@@ -51,14 +55,27 @@ class Tracker:
         self.module_clears = False
 
     def enter_loop(self) -> None:
-        self.loops.append({"clears": False, "calls": []})
+        # ifs: depth of `if` statements inside this loop; cond_clears: a clearing under one;
+        # every: backward calls at if-depth 0 (they run in every iteration)
+        self.loops.append({"clears": False, "calls": [], "ifs": 0, "cond_clears": False,
+                           "every": set()})
 
     def leave_loop(self) -> None:
         loop = self.loops.pop()
         for call in loop["calls"]:
             self.in_loops.append((call, loop))
-        if loop["clears"] and self.loops:
-            self.loops[-1]["clears"] = True  # an inner loop's clearing runs in the outer one too
+        if self.loops and (loop["clears"] or loop["cond_clears"]):
+            # an inner loop's clearing runs in the outer one too
+            self.loops[-1]["clears" if loop["clears"] and not self.loops[-1]["ifs"]
+                          else "cond_clears"] = True
+
+    def enter_if(self) -> None:
+        if self.loops:
+            self.loops[-1]["ifs"] += 1
+
+    def leave_if(self) -> None:
+        if self.loops:
+            self.loops[-1]["ifs"] -= 1
 
     def call(self, node: cst.Call, in_function: bool) -> None:
         f = node.func
@@ -67,20 +84,29 @@ class Tracker:
         if f.attr.value in CLEARS:
             self.module_clears = True
             if self.loops:
-                self.loops[-1]["clears"] = True
+                self.loops[-1]["cond_clears" if self.loops[-1]["ifs"] else "clears"] = True
         elif f.attr.value == "backward":
             if self.loops:
                 self.loops[-1]["calls"].append(node)
+                if not self.loops[-1]["ifs"]:
+                    self.loops[-1]["every"].add(id(node))
             elif in_function:
                 self.outside.append(node)  # a function: it may be called once per step
 
-    def plan(self, assignments) -> Dict[int, bool]:
-        """id(backward Call) -> True when its gradients are never cleared."""
+    def plan(self, assignments) -> Dict[int, object]:
+        """id(backward Call) -> True when its gradients are never cleared, ACCUMULATES
+        when it runs in every iteration of a loop that clears them only under an ``if``
+        (gradient accumulation: ``if step % k == 0: opt.minimize(loss); clear``)."""
         strategies = {n for n, o in assignments.items() if o and o.endswith("BackwardStrategy")}
-        plan: Dict[int, bool] = {}
+        plan: Dict[int, object] = {}
         for call, loop in self.in_loops:
             if _is_backward(call, strategies):
-                plan[id(call)] = not loop["clears"]
+                if loop["clears"]:
+                    plan[id(call)] = False
+                elif loop["cond_clears"]:
+                    plan[id(call)] = ACCUMULATES if id(call) in loop["every"] else False
+                else:
+                    plan[id(call)] = True
         for call in self.outside:
             if _is_backward(call, strategies):
                 plan[id(call)] = not self.module_clears
@@ -109,7 +135,18 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     f = original.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "backward"):
         return updated
-    if not up.opts.enabled(CODE) or not _plan(up).get(id(original)):
+    planned = _plan(up).get(id(original)) if up.opts.enabled(CODE) else None
+    if not planned:
+        return updated
+    if planned == ACCUMULATES:
+        up.report(original, CODE, "gradient accumulation: this `backward()` runs in every "
+                  "iteration and the gradients are cleared only under a condition; 1.8's "
+                  "dygraph `backward()` replaced them (the step used the last backward's "
+                  "gradients only, checked on 1.8.5), today's adds to them until "
+                  "`clear_grad()` (the step uses their sum): keep the sum (what the loop "
+                  "was meant to do, retune the learning rate) or clear before each "
+                  "backward to keep 1.8's training",
+                  "paddle.fluid.dygraph.Variable.backward", "paddle.Tensor.backward", "manual")
         return updated
     up.report(original, CODE, "1.8's dygraph `backward()` replaced the gradients, today's adds "
               "to them until `clear_grad()`, and nothing clears them here: call "

@@ -91,6 +91,12 @@ def survey(up, module: cst.Module) -> None:
         def leave_While(self, node):
             backward.leave_loop()
 
+        def visit_If(self, node):
+            backward.enter_if()
+
+        def leave_If(self, node):
+            backward.leave_if()
+
         def visit_Assign(self, node):
             assignment_origins(up, node, assignments)
 
