@@ -29,13 +29,13 @@ from compat.fluid import _pir
 from compat.fluid.backward import _by_name
 from compat.fluid.layers.learning_rate_scheduler import LegacyDecay
 
-# Ftrl, Dpsgd, DGCMomentum, Pipeline and Recompute come from the rule database (no
-# faithful counterpart: calling them raises compat.LegacyAPIError with the migration).
+# Ftrl, Dpsgd, DGCMomentum, Pipeline, Recompute, ExponentialMovingAverage and Lookahead come
+# from the rule database (no faithful counterpart: calling them raises
+# compat.LegacyAPIError with the migration).
 __all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "DecayedAdagrad", "SGDOptimizer",
            "MomentumOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
            "DecayedAdagradOptimizer", "RMSPropOptimizer", "Adadelta", "AdadeltaOptimizer",
-           "ModelAverage", "LarsMomentum", "LarsMomentumOptimizer", "LambOptimizer",
-           "ExponentialMovingAverage", "LookaheadOptimizer"]
+           "ModelAverage", "LarsMomentum", "LarsMomentumOptimizer", "LambOptimizer"]
 
 
 def _lr(learning_rate):
@@ -610,25 +610,10 @@ class ModelAverage(paddle.incubate.ModelAverage):
                          max_average_window=max_average_window, name=name)
 
 
-@_opt("ExponentialMovingAverage", replacement="paddle.static.ExponentialMovingAverage")
-class ExponentialMovingAverage(paddle.static.ExponentialMovingAverage):
-    def __init__(self, decay=0.999, thres_steps=None, name=None):
-        super().__init__(decay=decay, thres_steps=thres_steps, name=name)
-
-
-@_opt("LookaheadOptimizer", replacement="paddle.incubate.LookAhead")
-class LookaheadOptimizer(object):
-    def __init__(self, inner_optimizer, alpha=0.5, k=5):
-        self._inner = inner_optimizer
-        self._impl = paddle.incubate.LookAhead(inner_optimizer, alpha=alpha, k=k)
-
-    def minimize(self, loss, startup_program=None):
-        return self._impl.minimize(loss, startup_program=startup_program)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._impl, name)
+# ExponentialMovingAverage and LookaheadOptimizer come from the rule database too (calling
+# them raises compat.LegacyAPIError with the migration): paddle.static.ExponentialMovingAverage
+# fails on PIR programs (TypeError in its constructor on 3.3.1) and paddle.incubate.LookAhead
+# neither accepts a 1.x inner optimizer nor pulls the weights back at 1.8.5's step.
 
 
 SGD = SGDOptimizer
