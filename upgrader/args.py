@@ -239,6 +239,7 @@ def _emit_args(entry: Entry, bound: Bound, out, call: cst.Call, commas=None):
             if orig is not bound.values[bound.positional[idx]]:
                 break  # an earlier positional argument was dropped: slots shifted
             positional_ok.append(kw)
+    out = _drop_default_duplicates(entry, bound, out)
     seen = set()
     args: List[cst.Arg] = []
     for kw, value, orig in out:
@@ -273,6 +274,24 @@ def _unset(entry: Entry, pname: str, bound: Bound) -> bool:
         return True
     param = entry.param(pname)
     return param is not None and param.has_default and same_value(code_of(arg.value), param.default)
+
+
+def _drop_default_duplicates(entry: Entry, bound: Bound, out):
+    """Where two legacy arguments map to one keyword (layer_norm's scale and param_attr both
+    to weight_attr), an argument given its legacy default says nothing: drop it."""
+    kws = [kw for kw, _, _ in out]
+    if len(set(kws)) == len(kws):
+        return out
+    by_arg = {id(a): n for n, a in bound.values.items()}
+    keep = []
+    for kw, value, orig in out:
+        if kws.count(kw) > 1 and orig is not None:
+            param = entry.param(by_arg.get(id(orig), ""))
+            if param is not None and param.has_default and same_value(code_of(orig.value), param.default):
+                kws.remove(kw)
+                continue
+        keep.append((kw, value, orig))
+    return keep
 
 
 def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, call_args=None):
