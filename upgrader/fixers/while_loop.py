@@ -5,7 +5,9 @@ What it does
     ``paddle.static.nn.while_loop(cond, body, loop_vars)`` as its rule says, and decides
     the fix safety per call: safe when no loop variable can be read after the call other
     than through the names the call's result is assigned to, unsafe (``--unsafe-fixes``)
-    otherwise.
+    otherwise. In a module that builds a backward (``append_backward``, ``gradients``,
+    ``minimize``), a loop variable that is a name read before the call too starts from a
+    copy: ``[i, h]`` → ``[i, paddle.assign(h)]``.
 
 Why is this bad?
     In a static program 1.8's ``while_loop`` wrote the loop's results into the loop
@@ -14,7 +16,10 @@ Why is this bad?
     variables ``i`` and ``h`` held the final values too (checked on 1.8.5: a fetch of
     ``h``, or an op built from ``h`` after the loop, saw the result). Today's
     ``paddle.static.nn.while_loop`` returns new values and leaves the loop variables as
-    they were. In dygraph 1.8.5 returned new values too.
+    they were. In dygraph 1.8.5 returned new values too. On Paddle 3.3.1 a loop variable
+    that another op also reads for its gradient (``h * h``, then ``while_loop(.., [i, h])``
+    and a backward) makes the static program fail at run time ("Tensor holds no memory");
+    from a copy the values and gradients are the loop's (checked against 1.8.5).
 
 Example
     ``i, h = fluid.layers.while_loop(c, b, [i, h])`` → ``i, h =
@@ -52,12 +57,53 @@ _FRESH = (cst.Call, cst.Integer, cst.Float, cst.SimpleString, cst.BinaryOperatio
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not static_dropout.dygraph_only(up):
-        why = _why_unsafe(up, original, entry)
-        if why:
-            entry = copy.copy(entry)
-            entry.safety, entry.note = "unsafe", why
-    return up.apply_entry(original, updated, entry)
+    if static_dropout.dygraph_only(up):
+        return up.apply_entry(original, updated, entry)
+    why = _why_unsafe(up, original, entry)
+    if why:
+        entry = copy.copy(entry)
+        entry.safety, entry.note = "unsafe", why
+    new = up.apply_entry(original, updated, entry)
+    if isinstance(new, cst.Call) and new is not updated and _builds_backward(up):
+        new = _copy_shared(up, new)
+    return new
+
+
+_BACKWARD = ("append_backward", "gradients", "minimize", "calc_gradient", "backward(")
+
+
+def _builds_backward(up) -> bool:
+    return any(k in up.source for k in _BACKWARD)
+
+
+def _copy_shared(up, call: cst.Call) -> cst.Call:
+    """Loop variables that are plain names read before the call statement too start from
+    ``paddle.assign(name)``: on Paddle 3.3.1 a loop variable that another op also reads
+    for its gradient makes the program fail at run time ("Tensor holds no memory")."""
+    stmt = up.stmt_stack[-1][0] if up.stmt_stack else None
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return call
+    line = up.pos(stmt)[0]
+    loads, _ = _survey(up)
+    args = list(call.args)
+    for k, arg in enumerate(args):
+        if (arg.keyword is None and k == 2) or (arg.keyword is not None and arg.keyword.value == "loop_vars"):
+            if isinstance(arg.value, (cst.List, cst.Tuple)):
+                args[k] = arg.with_changes(value=_wrap_elements(arg.value, loads, line))
+            break
+    return call.with_changes(args=args)
+
+
+def _wrap_elements(node, loads, line):
+    elements = []
+    for el in node.elements:
+        v = el.value
+        if isinstance(v, (cst.List, cst.Tuple)):
+            v = _wrap_elements(v, loads, line)
+        elif isinstance(v, cst.Name) and any(l < line for l in loads.get(v.value, ())):
+            v = cst.parse_expression(f"paddle.assign({v.value})")
+        elements.append(el.with_changes(value=v))
+    return node.with_changes(elements=elements)
 
 
 def _why_unsafe(up, original: cst.Call, entry) -> Optional[str]:
