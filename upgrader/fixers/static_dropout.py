@@ -98,10 +98,26 @@ _CACHE: dict = {}
 _TO_STATIC = (".jit.", "declarative", "ProgramTranslator", "TracedLayer")
 
 
+class _Decided(Exception):
+    """Both kinds of evidence are found: the rest of the module cannot change the answer."""
+
+
+#: False: the survey walks the whole module even once the answer is known (the reference
+#: behaviour, tests/test_module_scans.py)
+_STOP_WHEN_DECIDED = True
+
+
 def _survey(up):
     """(static-graph evidence, dynamic-mode evidence), in legacy and in today's spelling,
-    so that a second `fix` of the output decides the same way."""
+    so that a second `fix` of the output decides the same way. The walk stops once both
+    are found (most legacy modules mix the two modes)."""
     found = {"static": False, "dynamic": False}
+
+    def mark(kind):
+        found[kind] = True
+        if found["static"] and found["dynamic"] and _STOP_WHEN_DECIDED:
+            raise _Decided
+
     imports = up.imports
     dynamic_names = _dynamic_names(up.rules)
 
@@ -122,16 +138,16 @@ def _survey(up):
         if e is not None:
             if e.mode == "dygraph" or (e.mode != "static" and e.target in dynamic_names) or (
                     e.target.startswith("paddle.jit") or any(k in e.name for k in _TO_STATIC)):
-                found["dynamic"] = True
+                mark("dynamic")
             elif e.safety != "manual" and e.target and up.can_apply(e) and (
                     e.mode == "static" or e.target.startswith("paddle.static")):
-                found["static"] = True
+                mark("static")
             return
         if dotted in dynamic_names or dotted.startswith("paddle.jit."):
-            found["dynamic"] = True  # dynamic mode, or dynamic-to-static code
+            mark("dynamic")  # dynamic mode, or dynamic-to-static code
         elif dotted == "paddle.enable_static" or (
                 dotted.startswith("paddle.static.") and dotted != "paddle.static.InputSpec"):
-            found["static"] = True
+            mark("static")
 
     class V(FastVisitor):
         def visit_Import(self, node):
@@ -145,10 +161,10 @@ def _survey(up):
                 d = resolve(base.value)
                 if d is not None and (d.startswith("paddle.fluid.dygraph")
                                       or d.startswith("paddle.nn.")):
-                    found["dynamic"] = True
+                    mark("dynamic")
             for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
-                    found["dynamic"] = True
+                    mark("dynamic")
 
         def visit_Attribute(self, node):
             if dotted_of(node) is None:
@@ -159,5 +175,8 @@ def _survey(up):
         def visit_Name(self, node):
             classify(resolve(node))
 
-    up.module.visit(V())
+    try:
+        up.module.visit(V())
+    except _Decided:
+        pass
     return found["static"], found["dynamic"]
