@@ -55,10 +55,12 @@ Fix safety
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
 
+from upgrader import untouched
 from upgrader.args import code_of
 
 CODE = "PU207"
@@ -485,50 +487,78 @@ def _check_tied(up, original: cst.Call):
 _LITERAL_NAME = re.compile(r"""ParamAttr\(\s*[rRuU]?['"]|ParamAttr\(.{0,400}?\bname\s*=\s*[rRuU]?['"]|(?:param|bias)_attr\s*=\s*[rRuU]?['"]""", re.DOTALL)
 
 
+def _literal_names(call) -> list:
+    """The literal parameter names one ``ast.Call`` gives: ``ParamAttr('w')`` /
+    ``ParamAttr(name='w')``, ``param_attr='w'`` / ``bias_attr='b'``."""
+    out = []
+    fname = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if fname == "ParamAttr":
+        args = [k.value for k in call.keywords if k.arg == "name"] + call.args[:1]
+        out += [a.value for a in args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    for k in call.keywords:
+        if k.arg in ("param_attr", "bias_attr") and isinstance(k.value, ast.Constant) \
+                and isinstance(k.value.value, str):
+            out.append(k.value.value)
+    return out
+
+
 def _tied_guards(up):
     """(first line, last line) of each ``with ...program_guard(...)`` block -> the literal
-    parameter names its layers create more than once."""
+    parameter names its layers create more than once.
+
+    One walk of the module finds its functions (the last one of a name in ``ast.walk``'s
+    order counts) and its ``program_guard`` blocks (in that order); each block's statements are walked
+    once, and a function's own names are collected only when such a block calls it."""
     cached = getattr(up, "_tied_cache", None)
     if cached is not None:
         return cached
-    import ast
     cached = up._tied_cache = {}
     if "program_guard" not in up.source or not _LITERAL_NAME.search(up.source):
         return cached  # no parameter is named by a literal string: nothing can be tied
     try:
-        tree = ast.parse(up.source)
+        tree = untouched.parse(up.source)  # shared with the engine's passes: read only
     except SyntaxError:
         return cached
+    walk = untouched.walk  # depth first: the counts do not depend on the order
 
-    def literal_names(node):
-        out = []
-        for n in ast.walk(node):
-            if not isinstance(n, ast.Call):
-                continue
-            fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-            if fname == "ParamAttr":
-                args = [k.value for k in n.keywords if k.arg == "name"] + n.args[:1]
-                out += [a.value for a in args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            for k in n.keywords:
-                if k.arg in ("param_attr", "bias_attr") and isinstance(k.value, ast.Constant) \
-                        and isinstance(k.value.value, str):
-                    out.append(k.value.value)
-        return out
+    defs, guards = {}, []
+    level = [tree]
+    while level:  # breadth first, in ast.walk's order, without its per-field generators
+        below = []
+        for n in level:
+            t = type(n)
+            if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                defs[n.name] = n
+            elif t is ast.With and any(
+                    isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
+                    for i in n.items):
+                guards.append(n)
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if type(v) is list:
+                    below.extend([x for x in v if isinstance(x, ast.AST)])
+                elif isinstance(v, ast.AST):
+                    below.append(v)
+        level = below
+    functions = {}
 
-    functions = {f.name: literal_names(f) for f in ast.walk(tree)
-                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for w in ast.walk(tree):
-        if not isinstance(w, ast.With) or not any(
-                isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
-                for i in w.items):
-            continue
+    def function_names(name):
+        got = functions.get(name)
+        if got is None:
+            got = functions[name] = [x for c in walk(defs[name]) if isinstance(c, ast.Call)
+                                     for x in _literal_names(c)]
+        return got
+
+    for w in guards:
         counts = {}
         for st in w.body:
-            for name in literal_names(st):
-                counts[name] = counts.get(name, 0) + 1
-            for n in ast.walk(st):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions:
-                    for name in functions[n.func.id]:
+            for n in walk(st):
+                if not isinstance(n, ast.Call):
+                    continue
+                for name in _literal_names(n):
+                    counts[name] = counts.get(name, 0) + 1
+                if isinstance(n.func, ast.Name) and n.func.id in defs:
+                    for name in function_names(n.func.id):
                         counts[name] = counts.get(name, 0) + 1
         names = {n for n, c in counts.items() if c > 1}
         if names:
