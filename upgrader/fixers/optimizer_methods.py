@@ -402,9 +402,6 @@ def _outside_guard(up, original, updated, call):
             (isinstance(owner, cst.Call) and
              (up.resolve_dotted(owner.func) or "").startswith("paddle.fluid.optimizer."))):
         return updated
-    from upgrader.fixers.static_dropout import static_only
-    if not static_only(up):
-        return updated
     guards = [it.item for st, *_ in up.stmt_stack[:-1] if isinstance(st, cst.With)
               for it in st.items if isinstance(it.item, cst.Call) and _is_guard(up, it.item.func)]
     loss = startup = None
@@ -426,6 +423,11 @@ def _outside_guard(up, original, updated, call):
                  (a.keyword is not None and a.keyword.value == "startup_program")]
         if given and code_of(given[0].value) == code_of(startup):
             return updated
+    # the module's modes last: deciding them walks the whole module, and a minimize inside
+    # its program_guard block (the usual case) needs nothing more
+    from upgrader.fixers.static_dropout import static_only
+    if not static_only(up):
+        return updated
     if up.suppressed_node(original, CODE):
         return updated
     if not isinstance(loss, cst.Name) or not (
