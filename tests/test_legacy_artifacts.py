@@ -168,11 +168,12 @@ def test_doc_covers_every_format_loader_and_recipe():
 @pytest.mark.parametrize("name", LOADER_NAMES)
 def test_upgraded_loader_on_paddle_3(name, tmp_path):
     e = EXPECT[name]
-    res = upgrade_source((LOADERS / f"{name}.py").read_text(), unsafe_fixes=e["fix"] == "unsafe")
+    unsafe = e["fix"] == "unsafe" or e.get("unsafe_fixes", False)
+    res = upgrade_source((LOADERS / f"{name}.py").read_text(), unsafe_fixes=unsafe)
     if e["fix"] == "manual":
         assert _leftovers(res.findings) == sorted(e["followups"])
         return
-    if e["fix"] == "unsafe":
+    if unsafe:
         plain = upgrade_source((LOADERS / f"{name}.py").read_text())
         assert _leftovers(plain.findings) == sorted(e["followups"])
     assert _leftovers(res.findings) == []

@@ -35,6 +35,7 @@ from typing import Dict, List, Set, Tuple
 import libcst as cst
 
 from upgrader import untouched
+from upgrader.fixers.static_mode import static_program
 
 CODE = "PU211"
 
@@ -100,7 +101,7 @@ def _copy_feed(up, original: cst.Call, args: list) -> bool:
 
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
-    if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and up.facts.static_outside_guard):
+    if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
         return updated
     args = list(updated.args)
     copied = _copy_feed(up, original, args)
