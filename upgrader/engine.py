@@ -31,6 +31,11 @@ from upgrader.untouched import untouched_statements
 
 TODO_PREFIX = "# TODO(paddle-upgrade): "
 
+#: static-graph targets that raise AssertionError in dynamic mode on 3.3.1 (checked), while
+#: 1.8 also ran their legacy calls in dygraph mode: inside a dygraph.guard() block they are
+#: left to a person (Engine.apply_entry)
+_RAISE_IN_DYNAMIC_MODE = frozenset({"paddle.static.nn.fc", "paddle.static.data", "paddle.static.Print"})
+
 RULE_NAMES = {
     "PU001": "unknown-legacy-api",
     "PU002": "legacy-import",
@@ -384,6 +389,8 @@ class Upgrader(FastTransformer):
         self.needed_imports: Set[str] = set()
         self.class_stack: List[Dict[str, str]] = []  # attr -> act template
         self.guard_depth = 0
+        self.guard_static_calls = 0  # static-only calls left manual inside guard blocks
+        self.guard_marks: List[int] = []
         self.guard_items: Set[int] = set()
         self.compiled_programs: Set[int] = set()
         self.import_pos: Dict[int, Tuple[int, int, int, int]] = {}
@@ -693,11 +700,19 @@ class Upgrader(FastTransformer):
     def visit_With(self, node: cst.With) -> bool:
         if fixers.dygraph_guard.is_guard(self, node):
             self.guard_depth += 1
+            self.guard_marks.append(self.guard_static_calls)
         return True
 
     def leave_With(self, original: cst.With, updated: cst.With):
         if fixers.dygraph_guard.is_guard(self, original):
             self.guard_depth -= 1
+            if self.guard_static_calls > self.guard_marks.pop():
+                # kept, so that the calls left inside still read as dynamic-mode code (a
+                # second fix must not rewrite them once the block is gone)
+                self.report(original, "PU201", "`with fluid.dygraph.guard()` kept: its block calls a "
+                            "static-graph-only layer (reported inside); remove the block once "
+                            "those calls are migrated", "paddle.fluid.dygraph.guard", "", "manual")
+                return updated
             return fixers.dygraph_guard.rewrite(self, original, updated)
         return updated
 
@@ -829,6 +844,14 @@ class Upgrader(FastTransformer):
             self.facts.static_refs += 1
         if entry.safety == "manual" or not entry.target:
             self.report_entry(original, entry, False)
+            return updated
+        if self.guard_depth and entry.target in _RAISE_IN_DYNAMIC_MODE:
+            # 1.8 also ran these layers in dygraph mode; the static-graph target raises there
+            self.guard_static_calls += 1
+            self.report_entry(original, entry, False, manual=(
+                "called in dynamic mode (inside a dygraph.guard() block), where "
+                f"`{entry.target}` raises (static graphs only); migrate this call by hand "
+                "(see `paddle-upgrade explain " + entry.short + "`)"))
             return updated
         why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
         if why:  # an argument that makes this call's rewrite change results

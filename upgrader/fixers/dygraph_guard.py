@@ -18,7 +18,10 @@ Fix safety
     Safe. Comments on the ``with`` line are kept above the first statement of the body.
     ``with guard() as g`` keeps ``g = None`` (1.8's guard yields nothing, checked on
     1.8.5); a target that is not a plain name, ``async with`` and multi-item ``with``
-    statements are left for a manual rewrite.
+    statements are left for a manual rewrite. A block that calls a static-graph-only layer
+    (``layers.fc``, ``layers.data``, ``layers.Print``: 1.8 ran them in dygraph mode too,
+    their 3.x targets raise in dynamic mode) is kept, with those calls, for a person
+    (otherwise a second fix would rewrite them out of the block).
 """
 from __future__ import annotations
 
