@@ -660,6 +660,11 @@ class Upgrader(FastTransformer):
         self.skip_nodes.add(id(node.name))
         return True
 
+    def visit_Global(self, node) -> bool:
+        return False  # `global layers` declares a name, it does not use a value
+
+    visit_Nonlocal = visit_Global
+
     def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None:
             self.skip_nodes.add(id(node.keyword))
@@ -966,14 +971,16 @@ class Upgrader(FastTransformer):
             self.report(node, "PU001", f"`{dotted}` is legacy API with no rule; migrate it "
                         "by hand (see the Paddle 1.8 → 2.0 API mapping)", dotted, "", "manual")
             return False
-        if is_legacy(dotted) and not isinstance(node, cst.Name):
+        if is_legacy(dotted):
             if id(node) not in self.imports.alias_values:
                 # a legacy module used as a value (`register(fluid.layers)`): nothing
                 # modern holds the same names
                 self.report(node, "PU002", f"the legacy module `{dotted}` used as a value: its "
                             "names moved to several modern modules; use them by their own "
                             "names", dotted, "", "manual")
-            # `L = fluid.layers` at the top level binds L like an import (names.py)
+            # `L = fluid.layers` at the top level binds L like an import (names.py); any
+            # other bare use of a module name or alias (`hasattr(L, 'roll')`, `f(fluid)`)
+            # keeps the legacy import alive, so it is reported as well
             return False
         return True
 
