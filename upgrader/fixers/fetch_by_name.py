@@ -24,7 +24,8 @@ Example
 Fix safety
     Safe: 1.x resolved the name to the same variable; ``dict(feed)`` is a shallow copy the
     executor reads as it read the dict. Names given as strings
-    (``fetch_list=['loss']``) are reported as manual: a PIR program cannot fetch by name
+    (``fetch_list=['loss']``, also built ones: ``prefix + '_w'``, ``'%s_w' % p``,
+    ``'{}_w'.format(p)``) are reported as manual: a PIR program cannot fetch by name
     (not even data or parameters; checked on 3.3.1), the variable itself must be fetched.
 """
 from __future__ import annotations
@@ -99,6 +100,24 @@ def _copy_feed(up, original: cst.Call, args: list) -> bool:
     return False
 
 
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _string_expr(v: cst.BaseExpression) -> bool:
+    """A string the code builds: a literal, ``prefix + '_w'`` / ``'%s_w' % p`` with a
+    literal operand, ``'{}_w'.format(p)`` / ``'_'.join(...)`` on a literal, ``str(x)``."""
+    if isinstance(v, _STRINGS):
+        return True
+    if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, (cst.Add, cst.Modulo)):
+        return _string_expr(v.left) or (isinstance(v.operator, cst.Add) and _string_expr(v.right))
+    if isinstance(v, cst.Call):
+        f = v.func
+        if isinstance(f, cst.Attribute) and isinstance(f.value, _STRINGS):
+            return True
+        return isinstance(f, cst.Name) and f.value == "str"
+    return False
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
@@ -113,7 +132,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         elements = []
         for el in a.value.elements:
             v = el.value
-            if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            if _string_expr(v):
                 strings.append(v)
             if isinstance(v, cst.Attribute) and v.attr.value == "name" and isinstance(v.value, (cst.Name, cst.Attribute)):
                 el = el.with_changes(value=v.value)
