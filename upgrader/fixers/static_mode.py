@@ -45,6 +45,14 @@ STRUCTURAL = ("run-check",)
 # static (disable_dygraph) is what 1.x did by default, so it does not
 MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph",
                  "paddle.fluid.enable_imperative", "paddle.fluid.dygraph.enable_dygraph"}
+# switching to static mode outside a guard block: a later `with dygraph.guard():` block
+# must switch to dynamic mode for its body and back (1.8's guard restored the mode), so
+# the module counts as a static program for PU201 (checked on 1.8.5: disable_dygraph()
+# then a guard block ran the block in dygraph mode and static mode again after it)
+STATIC_SWITCHES = {"paddle.enable_static", "paddle.fluid.disable_dygraph",
+                   "paddle.fluid.dygraph.disable_dygraph", "paddle.fluid.dygraph.base.disable_dygraph",
+                   "paddle.fluid.disable_imperative", "paddle.fluid.dygraph.disable_imperative",
+                   "paddle.fluid.dygraph.base.disable_imperative"}
 STATIC_CALL = "paddle.enable_static()"
 
 
@@ -138,6 +146,9 @@ def survey(up, module: cst.Module) -> None:
             dotted = up.resolve_dotted(node.func)
             if dotted_of(node.func) == "paddle.enable_static" or dotted in MODE_SWITCHES:
                 facts.already_static = True  # the program manages its mode itself
+            if self.depth_guard == 0 and (dotted_of(node.func) == "paddle.enable_static"
+                                          or dotted in STATIC_SWITCHES):
+                facts.static_outside_guard = True
             e = up.entry_for(dotted)
             if _static(e) and self.depth_guard == 0:
                 facts.static_outside_guard = True
