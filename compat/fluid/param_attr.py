@@ -4,7 +4,7 @@ from __future__ import annotations
 import paddle
 
 from compat import _lazy
-from compat._runtime import legacy
+from compat._runtime import legacy, manual_error
 
 __all__ = ["ParamAttr", "WeightNormParamAttr"]
 
@@ -25,6 +25,13 @@ class ParamAttr(paddle.ParamAttr):
 class WeightNormParamAttr(paddle.static.WeightNormParamAttr):
     def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0,
                  regularizer=None, trainable=True, do_model_average=False):
+        # 3.x builds the g/v parameters of a weight-normalized parameter only in old-IR
+        # programs: on PIR its initializers fail with a bare TypeError (full: argument must
+        # be paddle::DataType) when a layer uses the attribute (checked on 3.3.1)
+        if not paddle.in_dynamic_mode() and paddle.framework.in_pir_mode():
+            raise manual_error("paddle.fluid.WeightNormParamAttr",
+                               "3.x's WeightNormParamAttr cannot build its g/v parameters in "
+                               "PIR static programs")
         super().__init__(dim=dim, name=name, initializer=initializer,
                          learning_rate=learning_rate, regularizer=regularizer,
                          trainable=trainable, do_model_average=do_model_average)
