@@ -12,6 +12,8 @@ Why is this bad?
     graphs only: its dygraph branch returned the scaled tensor without the activation
     (checked on 1.8.5). Which of the two a call ran in is a property of the module
     (static_dropout's mode survey: static-graph API, or dygraph guard/Layer/to_variable).
+    Dynamic-to-static code (``@declarative``, ProgramTranslator, ``jit``) ran in a static
+    program, so a dygraph module that has any stays manual.
 
 Example
     ``fluid.layers.scale(h, scale=0.5, act='tanh')`` in a static program →
@@ -20,11 +22,12 @@ Example
 Fix safety
     Safe in a single-mode module (the activation is applied with the same rules as the
     other layers' ``act``; an activation name that is not a literal stays manual); manual
-    otherwise.
+    otherwise, and in a dynamic-mode module with dynamic-to-static code.
 """
 from __future__ import annotations
 
 import copy
+import re
 
 import libcst as cst
 
@@ -33,11 +36,15 @@ from upgrader.fixers.static_dropout import module_modes
 CODE = "PU101"
 STRUCTURAL = ("scale-act",)
 
+_TO_STATIC = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
+
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     spec = entry.args.get("act")
     static, dynamic = module_modes(up)
-    if spec is None or static == dynamic:
+    if spec is None or static == dynamic or (dynamic and _TO_STATIC.search(up.source)):
+        # dynamic-to-static code (1.8's @declarative / ProgramTranslator) ran its calls in a
+        # static program, where 1.8.5 applied act: the mode survey counts it as dynamic
         return up.apply_entry(original, updated, entry)
     moded = copy.copy(spec)
     moded.manual_if_set = None
