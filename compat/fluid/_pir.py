@@ -124,6 +124,18 @@ def _block_var(self, name):
     return v
 
 
+def _current_block(self):
+    """1.x ``Program.current_block()``: the block ops are being added to (the body of a
+    cond/while_loop being built), else the global block."""
+    try:
+        block = paddle.base.libpaddle.pir.get_current_insertion_point().block()
+        if block.program is self:
+            return block
+    except Exception:
+        pass
+    return self.global_block()
+
+
 def _clone(self, *args, **kwargs):
     for_test = kwargs.pop("for_test", None)
     if args and not isinstance(args[0], bool):
@@ -268,6 +280,8 @@ def install() -> None:
     pir.Block.all_parameters = _block_all_parameters
     if not hasattr(pir.Program, "block"):
         pir.Program.block = lambda self, index=0: self.global_block() if index == 0 else self.blocks[index]
+    if not hasattr(pir.Program, "current_block"):
+        pir.Program.current_block = _current_block
     if not hasattr(pir.Block, "var"):
         pir.Block.var = _block_var
     if not hasattr(pir.Block, "has_var"):
