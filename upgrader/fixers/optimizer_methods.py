@@ -99,7 +99,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   "safe", applied=True)
         return updated.with_changes(args=kept)
     if name == "minimize":
-        named = _names_given(updated)
+        named = _names_given(updated, up)
         if named:
             up.report(original, CODE, f"`minimize({named}=...)` lists parameters by name: today's "
                       "minimize takes only parameter values (names raise TypeError on 3.x); pass "
@@ -127,9 +127,10 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     return updated
 
 
-def _names_given(call: cst.Call):
+def _names_given(call: cst.Call, up=None):
     """``parameter_list`` / ``no_grad_set`` given as a literal holding a string (1.8 took
-    parameter names as well as variables): the argument's name, or None."""
+    parameter names as well as variables), or as a name the module binds to such a
+    list (``g_params = [p.name for p in ...]``): the argument's name, or None."""
     for i, a in enumerate(call.args):
         kw = a.keyword.value if a.keyword is not None else {2: "parameter_list", 3: "no_grad_set"}.get(i)
         if kw not in ("parameter_list", "no_grad_set"):
@@ -143,7 +144,53 @@ def _names_given(call: cst.Call):
             return kw
         if isinstance(v, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and _stringy(v.elt):
             return kw
+        if isinstance(v, cst.Name) and up is not None and v.value in _name_lists(up):
+            return kw
     return None
+
+
+def _name_lists(up) -> set:
+    """Names the module binds (anywhere) to a list, tuple, set or comprehension of
+    parameter names (cached per module)."""
+    cached = getattr(up, "_name_lists", None)
+    if cached is not None:
+        return cached
+    out: set = set()
+    up._name_lists = out
+    if ".name" not in up.source and "'" not in up.source and '"' not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            v = node.value
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
+                    and v.func.id in ("set", "list") and len(v.args) == 1:
+                v = v.args[0]
+            if isinstance(v, (ast.List, ast.Tuple, ast.Set)) and any(_stringy_ast(e) for e in v.elts) \
+                    or isinstance(v, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and _stringy_ast(v.elt):
+                out.add(node.targets[0].id)
+    return out
+
+
+def _stringy_ast(v) -> bool:
+    """``_stringy`` on an ``ast`` expression."""
+    if isinstance(v, ast.Constant):
+        return isinstance(v.value, str)
+    if isinstance(v, ast.JoinedStr):
+        return True
+    if isinstance(v, ast.BinOp):
+        if isinstance(v.op, ast.Add):
+            return _stringy_ast(v.left) or _stringy_ast(v.right)
+        return isinstance(v.op, ast.Mod) and _stringy_ast(v.left)
+    if isinstance(v, ast.Call):
+        f = v.func
+        return (isinstance(f, ast.Name) and f.id == "str") or (
+            isinstance(f, ast.Attribute) and f.attr == "format" and _stringy_ast(f.value))
+    return isinstance(v, ast.Attribute) and v.attr == "name"
 
 
 def _stringy(v) -> bool:
@@ -180,7 +227,7 @@ def _dygraph_module(up) -> bool:
 def _backward(up, original: cst.Call, updated: cst.Call):
     """``opt.backward(loss, startup_program, parameter_list, no_grad_set, callbacks)``: today's
     keyword is ``parameters`` (same position)."""
-    named = _names_given(updated)
+    named = _names_given(updated, up)
     if named:
         up.report(original, CODE, f"`backward({named}=...)` lists variables by name: today's "
                   "Optimizer.backward takes only the variables (names raise TypeError on 3.x)",
