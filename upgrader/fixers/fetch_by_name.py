@@ -14,7 +14,8 @@ Why is this bad?
 
 Example
     ``exe.run(main, feed=feed, fetch_list=[avg_cost.name, acc.name])`` →
-    ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``.
+    ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``;
+    ``fetch_list=[v.name for v in outs]`` → ``fetch_list=[v for v in outs]``.
 
     3.3.1's ``Executor.run`` removes from the feed dict it is given every key the
     program does not read (1.8 warned and left it whole): after running an inference
@@ -25,7 +26,8 @@ Fix safety
     Safe: 1.x resolved the name to the same variable; ``dict(feed)`` is a shallow copy the
     executor reads as it read the dict. Names given as strings
     (``fetch_list=['loss']``, also built ones: ``prefix + '_w'``, ``'%s_w' % p``,
-    ``'{}_w'.format(p)``) are reported as manual: a PIR program cannot fetch by name
+    ``'{}_w'.format(p)``, and a list of names bound to a variable first:
+    ``names = [loss.name, acc.name]`` ... ``fetch_list=names``) are reported as manual: a PIR program cannot fetch by name
     (not even data or parameters; checked on 3.3.1), the variable itself must be fetched.
 """
 from __future__ import annotations
@@ -118,6 +120,38 @@ def _string_expr(v: cst.BaseExpression) -> bool:
     return False
 
 
+def _name_lists(up) -> Set[str]:
+    """Names the module binds (anywhere) to a list or tuple holding a variable name
+    (``'loss'``, ``loss.name``, ``prefix + '_w'``) or to a comprehension of ``.name``s."""
+    cached = getattr(up, "_fetch_name_lists", None)
+    if cached is not None:
+        return cached
+    out: Set[str] = set()
+    up._fetch_name_lists = out
+    if "fetch_list" not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+
+    def named(e) -> bool:
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, str)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mod)):
+            return named(e.left) or (isinstance(e.op, ast.Add) and named(e.right))
+        return isinstance(e, ast.Attribute) and e.attr == "name"
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            v = node.value
+            if isinstance(v, (ast.List, ast.Tuple)) and any(named(e) for e in v.elts) \
+                    or isinstance(v, ast.ListComp) and named(v.elt):
+                out.add(node.targets[0].id)
+    return out
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
@@ -127,7 +161,21 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     changed = False
     strings = []
     for i, a in enumerate(args):
-        if a.keyword is None or a.keyword.value != "fetch_list" or not isinstance(a.value, (cst.List, cst.Tuple)):
+        if a.keyword is None or a.keyword.value != "fetch_list":
+            continue
+        if isinstance(a.value, cst.Name) and a.value.value in _name_lists(up):
+            strings.append(a.value)  # `names = [loss.name, 'acc']` ... fetch_list=names
+            continue
+        comp = a.value
+        if isinstance(comp, cst.ListComp) and isinstance(comp.elt, cst.Attribute) \
+                and comp.elt.attr.value == "name" and isinstance(comp.elt.value, cst.Name) \
+                and isinstance(comp.for_in.target, cst.Name) \
+                and comp.for_in.target.value == comp.elt.value.value:
+            # `[v.name for v in outs]` → `[v for v in outs]`
+            args[i] = a.with_changes(value=comp.with_changes(elt=comp.elt.value))
+            changed = True
+            continue
+        if not isinstance(a.value, (cst.List, cst.Tuple)):
             continue
         elements = []
         for el in a.value.elements:
