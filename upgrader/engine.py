@@ -395,6 +395,8 @@ class Upgrader(FastTransformer):
         self.compiled_programs: Set[int] = set()
         self.import_pos: Dict[int, Tuple[int, int, int, int]] = {}
         self.layer_act_calls: Dict[int, str] = {}  # id(call) -> act template
+        self.layer_act_owner: Dict[int, tuple] = {}  # id(call) -> (id(class), attribute)
+        self.layer_act_escapes: Dict[int, str] = {}  # id(call) -> a use the wrap misses
         # statements the walks need not enter (untouched.py): `untouched` for the rewrite,
         # `quiet` (a subset, with its assignments) for the survey and the used-names walk
         self.quiet: Dict[int, List[Tuple[str, str]]] = {}

@@ -16,7 +16,9 @@ Example
 
 Fix safety
     Safe when the layer is stored as ``self.<name>`` and only called as ``self.<name>(...)``
-    in the same class. A layer with ``act`` built elsewhere (inside ``Sequential``, a list,
+    in the same class: any other use of ``<x>.<name>`` in the module (the layer taken as a
+    value, called from outside or from a subclass, ``.forward(...)``, ``getattr(self,
+    '<name>')``) makes it manual (members such as ``self.<name>.weight`` are fine). A layer with ``act`` built elsewhere (inside ``Sequential``, a list,
     a local variable, or with a non-literal ``act``) is left as it is and reported as
     manual.
 """
@@ -68,9 +70,83 @@ def survey_class(up, cls: cst.ClassDef) -> Dict[str, str]:
                 if isinstance(w, str):
                     acts[t.attr.value] = w
                     up.layer_act_calls[id(node.value)] = w
+                    up.layer_act_owner[id(node.value)] = (id(cls), t.attr.value)
 
     cls.visit(V())
+    if acts:
+        escaped = _escaping_uses(up, cls, set(acts))
+        for name, why in escaped.items():
+            del acts[name]
+            for key, w in list(up.layer_act_calls.items()):
+                if up.layer_act_owner.get(key) == (id(cls), name):
+                    del up.layer_act_calls[key]
+                    up.layer_act_escapes[key] = why
     return acts
+
+
+# a layer's own members: self.fc.weight, self.fc.parameters() ... keep act where it is
+# wrapped; forward / __call__ run the layer without the wrap
+_RUNS_LAYER = ("forward", "__call__")
+_NAME_FUNCS = ("getattr", "setattr", "hasattr", "delattr")
+
+
+def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
+    """Uses of ``<x>.<name>`` for the act layers ``names`` of ``cls`` that the wrap of the
+    calls ``self.<name>(...)`` in ``cls`` does not cover: the layer itself taken as a value
+    (``f = self.fc``, ``apply(self.fc, x)``, ``net.fc(x)`` outside the class, ``self.fc(x)``
+    in another class such as a subclass, ``self.fc.forward(x)``) or looked up by name
+    (``getattr(self, 'fc')``). 1.8 applied act inside the layer, so each of these ran it;
+    the rewritten layer has none. Name-based (any object's ``.fc`` counts), so a layer of
+    another class with the same attribute name makes the rewrite manual too."""
+    covered = set()
+    escaped: Dict[str, str] = {}
+    module = up.module
+
+    class Marks(FastVisitor):
+        def __init__(self):
+            super().__init__()
+            self.classes = []
+
+        def visit_ClassDef(self, node):
+            self.classes.append(node)
+
+        def leave_ClassDef(self, node):
+            self.classes.pop()
+
+        def visit_Call(self, node: cst.Call):
+            f = node.func
+            if isinstance(f, cst.Attribute) and f.attr.value in names and isinstance(f.value, cst.Name) \
+                    and f.value.value == "self" and self.classes and self.classes[-1] is cls:
+                covered.add(id(f))
+            if isinstance(f, cst.Name) and f.value in _NAME_FUNCS:
+                for a in node.args:
+                    v = a.value
+                    if isinstance(v, cst.SimpleString) and v.evaluated_value in names:
+                        escaped.setdefault(v.evaluated_value, "`%s(..., %s)`" % (f.value, v.value))
+
+        def visit_Attribute(self, node: cst.Attribute):
+            inner = node.value
+            if isinstance(inner, cst.Attribute) and inner.attr.value in names \
+                    and node.attr.value not in _RUNS_LAYER:
+                covered.add(id(inner))
+
+        def visit_AssignTarget(self, node: cst.AssignTarget):
+            if isinstance(node.target, cst.Attribute):
+                covered.add(id(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign):
+            if isinstance(node.target, cst.Attribute):
+                covered.add(id(node.target))
+
+    class Uses(FastVisitor):
+        def visit_Attribute(self, node: cst.Attribute):
+            name = node.attr.value
+            if name in names and id(node) not in covered and name not in escaped:
+                escaped[name] = "`%s`" % module.code_for_node(node)
+
+    module.visit(Marks())
+    module.visit(Uses())
+    return escaped
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -82,7 +158,12 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return up.apply_entry(original, updated, _without_act(entry))
     if id(original) not in up.layer_act_calls:
         w = act_wrapper(src)
+        escape = up.layer_act_escapes.get(id(original))
         why = w.reason if isinstance(w, Manual) else (
+            f"the layer is used other than by calls `self.<name>(...)` in its class: {escape}; "
+            "1.8 applied act there too, so wrapping only those calls would drop it: "
+            f"drop act={src} and apply the activation to the layer's output wherever it runs"
+            if escape else
             "the layer is not stored as `self.<name>`, so its calls cannot be wrapped; "
             f"drop act={src} and apply the activation to the layer's output")
         up.report_entry(original, entry, False, manual=why)
