@@ -195,18 +195,9 @@ def _stringy_ast(v) -> bool:
 
 def _stringy(v) -> bool:
     """An expression that evaluates to a parameter name: a string literal, ``prefix + '_w'``,
-    ``'%s_w' % tag``, ``'{}_w'.format(tag)``, ``str(...)`` or ``<param>.name``."""
-    if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return True
-    if isinstance(v, cst.BinaryOperation):
-        if isinstance(v.operator, cst.Add):
-            return _stringy(v.left) or _stringy(v.right)
-        return isinstance(v.operator, cst.Modulo) and _stringy(v.left)
-    if isinstance(v, cst.Call):
-        f = v.func
-        return (isinstance(f, cst.Name) and f.value == "str") or (
-            isinstance(f, cst.Attribute) and f.attr.value == "format" and _stringy(f.value))
-    return isinstance(v, cst.Attribute) and v.attr.value == "name"
+    ``'%s_w' % tag``, ``'{}_w'.format(tag)``, ``str(...)`` or ``<param>.name`` (the libcst
+    node judged by ``_stringy_ast``)."""
+    return _stringy_ast(ast.parse("(" + cst.Module([]).code_for_node(v) + ")", mode="eval").body)
 
 
 def _list_arg(call: cst.Call, arg: cst.Arg) -> bool:
