@@ -386,6 +386,10 @@ class Upgrader(FastTransformer):
         self.skip_nodes: Set[int] = set()  # Names that are not references
         self.ref_decisions: Dict[int, cst.BaseExpression] = {}
         self.todo_stack: List[List[str]] = []
+        # compound statements a statement fixer made around a single statement (e.g. the
+        # program_guard a minimize is put under): that statement's follow-ups go on it,
+        # inside the block, where a second run looks for them
+        self.wrappers: Set[int] = set()
         self.needed_imports: Set[str] = set()
         self.class_stack: List[Dict[str, str]] = []  # attr -> act template
         self.guard_depth = 0
@@ -624,7 +628,12 @@ class Upgrader(FastTransformer):
             self.stmt_stack.pop()
             todos = self.todo_stack.pop()
             if todos and self.opts.fix:
-                result = attach_todos(result, todos)
+                if id(result) in self.wrappers:
+                    inner = attach_todos(result.body.body[0], todos)
+                    result = result.with_changes(body=result.body.with_changes(
+                        body=[inner] + list(result.body.body[1:])))
+                else:
+                    result = attach_todos(result, todos)
         return result
 
     def visit_Import(self, node) -> bool:

@@ -377,11 +377,13 @@ def _guard_later(up):
     return table
 
 
-def _under_guard(updated, loss: str, startup: str):
+def _under_guard(up, updated, loss: str, startup: str):
     guard = cst.parse_expression(f"paddle.static.program_guard({loss}.block.program, {startup})")
     inner = updated.with_changes(leading_lines=[])
-    return cst.With(items=[cst.WithItem(item=guard)], body=cst.IndentedBlock(body=[inner]),
-                    leading_lines=updated.leading_lines)
+    wrapped = cst.With(items=[cst.WithItem(item=guard)], body=cst.IndentedBlock(body=[inner]),
+                       leading_lines=updated.leading_lines)
+    up.wrappers.add(id(wrapped))
+    return wrapped
 
 
 def leave_statement(up, original, updated):
@@ -393,7 +395,7 @@ def leave_statement(up, original, updated):
         return updated
     later = getattr(up, "_guard_later", None)
     if later and id(original) in later:
-        return _under_guard(updated, *later.pop(id(original)))
+        return _under_guard(up, updated, *later.pop(id(original)))
     small = original.body[0]
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
@@ -484,7 +486,7 @@ def _outside_guard(up, original, updated, call):
               "given)",
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.static.program_guard",
               "safe", applied=True)
-    return _under_guard(updated, loss.value, code_of(startup) if startup is not None else "None")
+    return _under_guard(up, updated, loss.value, code_of(startup) if startup is not None else "None")
 
 
 STATELESS = ("paddle.fluid.optimizer.SGD", "paddle.fluid.optimizer.SGDOptimizer")
