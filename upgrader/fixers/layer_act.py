@@ -18,9 +18,11 @@ Fix safety
     Safe when the layer is stored as ``self.<name>`` and only called as ``self.<name>(...)``
     in the same class: any other use of ``<x>.<name>`` in the module (the layer taken as a
     value, called from outside or from a subclass, ``.forward(...)``, ``getattr(self,
-    '<name>')``) makes it manual (members such as ``self.<name>.weight`` are fine). A layer with ``act`` built elsewhere (inside ``Sequential``, a list,
-    a local variable, or with a non-literal ``act``) is left as it is and reported as
-    manual.
+    '<name>')``) makes it manual (members such as ``self.<name>.weight`` are fine). A call
+    ``self.<name>(...)`` in another class that sets its own ``self.<name>`` and is not related
+    to the layer's class by inheritance runs that class's layer, so it does not count.
+    A layer with ``act`` built elsewhere (inside ``Sequential``, a list, a local variable,
+    or with a non-literal ``act``) is left as it is and reported as manual.
 """
 from __future__ import annotations
 
@@ -96,8 +98,8 @@ def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
     (``f = self.fc``, ``apply(self.fc, x)``, ``net.fc(x)`` outside the class, ``self.fc(x)``
     in another class such as a subclass, ``self.fc.forward(x)``) or looked up by name
     (``getattr(self, 'fc')``). 1.8 applied act inside the layer, so each of these ran it;
-    the rewritten layer has none. Name-based (any object's ``.fc`` counts), so a layer of
-    another class with the same attribute name makes the rewrite manual too."""
+    the rewritten layer has none. Name-based (any object's ``.fc`` counts), except ``self.<name>(...)`` in a class that sets
+    its own ``self.<name>`` and is not related to ``cls`` by inheritance (``_family``)."""
     covered = set()
     escaped: Dict[str, str] = {}
     module = up.module
@@ -116,7 +118,8 @@ def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
         def visit_Call(self, node: cst.Call):
             f = node.func
             if isinstance(f, cst.Attribute) and f.attr.value in names and isinstance(f.value, cst.Name) \
-                    and f.value.value == "self" and self.classes and self.classes[-1] is cls:
+                    and f.value.value == "self" and self.classes and (
+                        self.classes[-1] is cls or _own_layer(self.classes[-1], f.attr.value)):
                 covered.add(id(f))
             if isinstance(f, cst.Name) and f.value in _NAME_FUNCS:
                 for a in node.args:
@@ -144,9 +147,80 @@ def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
             if name in names and id(node) not in covered and name not in escaped:
                 escaped[name] = "`%s`" % module.code_for_node(node)
 
+    family = _family(module, cls)
+
+    def _own_layer(other: cst.ClassDef, name: str) -> bool:
+        # self.<name>(...) in a class unrelated to cls by inheritance that sets its own
+        # self.<name>: that call runs the other class's layer, never this one
+        return id(other) not in family and name in _self_assigned(other)
+
     module.visit(Marks())
     module.visit(Uses())
     return escaped
+
+
+def _base_names(node: cst.ClassDef):
+    out = []
+    for a in node.bases:
+        v = a.value
+        while isinstance(v, cst.Attribute):
+            v = v.attr
+        out.append(v.value if isinstance(v, cst.Name) else None)
+    return out
+
+
+def _family(module: cst.Module, cls: cst.ClassDef):
+    """ids of the classes of the module whose instances may hold cls's layers or run code
+    that cls's instances run: cls, its ancestors and descendants (by base-class name), and
+    the ancestors of those descendants (multiple inheritance mixes methods). A base that is
+    not a plain name, a class name defined twice or a class with keywords/star bases is
+    treated as related to everything (every class is in the family)."""
+    classes = []
+
+    class All(FastVisitor):
+        def visit_ClassDef(self, node):
+            classes.append(node)
+
+    module.visit(All())
+    by_name: Dict[str, list] = {}
+    for c in classes:
+        by_name.setdefault(c.name.value, []).append(c)
+    if any(len(v) > 1 for v in by_name.values()) or any(
+            None in _base_names(c) or c.keywords or any(a.star for a in c.bases) for c in classes):
+        return {id(c) for c in classes}
+
+    def ancestors(c, seen=None):
+        seen = set() if seen is None else seen
+        for b in _base_names(c):
+            for p in by_name.get(b, ()):
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    ancestors(p, seen)
+        return seen
+
+    anc = {id(c): ancestors(c) for c in classes}
+    family = {id(cls)} | anc[id(cls)]
+    for c in classes:
+        if id(cls) in anc[id(c)]:
+            family |= {id(c)} | anc[id(c)]
+    return family
+
+
+def _self_assigned(cls: cst.ClassDef):
+    """Attribute names set as ``self.<name> = ...`` in the class's own methods."""
+    names = set()
+
+    class V(FastVisitor):
+        def visit_ClassDef(self, node):
+            return node is cls
+
+        def visit_AssignTarget(self, node: cst.AssignTarget):
+            t = node.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                names.add(t.attr.value)
+
+    cls.visit(V())
+    return names
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
