@@ -51,7 +51,8 @@ Fix safety
     them in the current programs: safe inside a ``program_guard`` block, in a module that
     uses no ``program_guard``, or as a statement of its own with a plain-name loss and
     startup program (put under ``paddle.static.program_guard(loss.block.program, startup)``);
-    unsafe elsewhere. ``backward`` given names is manual.
+    unsafe elsewhere. ``backward`` given names is manual, and so is ``minimize`` /
+    ``backward`` of an optimizer given ``**kwargs`` (the dict may hold ``parameter_list``).
 """
 from __future__ import annotations
 
@@ -98,6 +99,15 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
                   "safe", applied=True)
         return updated.with_changes(args=kept)
+    if name in ("minimize", "backward") and any(a.star == "**" for a in updated.args) \
+            and _optimizer_receiver(up, f.value):
+        up.report(original, CODE, f"`{name}(..., **kwargs)`: 1.8's keyword `parameter_list` is "
+                  "`parameters` today (passing parameter_list raises TypeError on 3.x) and a "
+                  "list of parameter names is no longer accepted; rename the key where the "
+                  "dict is built and pass the parameters themselves",
+                  f"paddle.fluid.optimizer.Optimizer.{name}",
+                  f"paddle.optimizer.Optimizer.{name}", "manual")
+        return updated
     if name == "minimize":
         named = _names_given(updated, up)
         if named:
@@ -125,6 +135,23 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
         return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
     return updated
+
+
+def _optimizer_receiver(up, value) -> bool:
+    """``value`` (the object a method is called on) is a legacy optimizer: a variable
+    assigned from one in this module, a legacy optimizer built in place, or a name or
+    attribute spelled like one (``self.optimizer``, ``opt``) that resolves to nothing
+    outside Paddle (``scipy.optimize`` does not count)."""
+    if isinstance(value, cst.Name) and value.value in _optimizer_vars(up):
+        return True
+    if isinstance(value, cst.Call):
+        return (up.resolve_dotted(value.func) or "").startswith("paddle.fluid.optimizer.")
+    dotted = up.resolve_dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if dotted and not dotted.startswith("paddle"):
+        return False
+    last = value.attr.value if isinstance(value, cst.Attribute) else (
+        value.value if isinstance(value, cst.Name) else "")
+    return "opt" in last.lower() and "optimize" != last.lower()
 
 
 def _names_given(call: cst.Call, up=None):
