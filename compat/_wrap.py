@@ -364,6 +364,8 @@ class _Gen(object):
             tmpl = self.holes(wid.replace("{call}", "_out").replace("{}", "(%s)" % v))
             cond = "True" if not p.has_default else "%s is _UNSET or _eq(%s, %s)" % (
                 v, v, self.const(_eval(p.default, self.ns)))
+            for lit in getattr(spec, "wrap_also_for", None) or ():
+                cond += " or _eq(%s, %s)" % (v, self.const(_eval(lit, self.ns)))
             self.post.append("if %s: _out = %s" % (cond, tmpl))
         new = spec.rename or p.name
         expr = v

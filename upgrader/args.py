@@ -40,6 +40,12 @@ def literal(src: str):
         return ("expr", src.strip())
 
 
+def _wrap_also(src: str, spec) -> bool:
+    """``wrap_also_for``: the value is one of the listed literals, or not a literal (its
+    value is unknown here, e.g. reduce_sum(x, dim=d) that may name every axis)."""
+    return literal(src)[0] != "ok" or any(same_value(src, v) for v in spec.wrap_also_for)
+
+
 def same_value(a: str, b: str) -> bool:
     la, lb = literal(a), literal(b)
     if la[0] == "ok" and lb[0] == "ok":
@@ -171,7 +177,8 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
             param = entry.param(pname)
             arg = bound.values.get(pname)
             if arg is None or (param is not None and param.has_default
-                               and same_value(code_of(arg.value), param.default)):
+                               and same_value(code_of(arg.value), param.default)) or (
+                    spec.wrap_also_for is not None and _wrap_also(code_of(arg.value), spec)):
                 wraps.append((spec.wrap_if_default, {}))
     shift = 0
     for k, v in entry.extra.items():

@@ -32,7 +32,8 @@ SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
-            "unsafe_if_set", "positional_only", "unsafe_below", "call_arg", "manual_if_unset"}
+            "unsafe_if_set", "positional_only", "unsafe_below", "call_arg", "manual_if_unset",
+            "wrap_also_for"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
@@ -66,6 +67,8 @@ class ArgSpec:
     unless: Optional[str] = None
     default: Optional[str] = None
     wrap_if_default: Optional[str] = None
+    # wrap_if_default also applies to these literal values and to any non-literal value
+    wrap_also_for: Optional[List[str]] = None
     manual_values: Optional[Dict[str, str]] = None
     unsafe_if_set: Optional[str] = None
     positional_only: Optional[str] = None
@@ -167,6 +170,11 @@ def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
     if ub is not None and (not isinstance(ub, dict) or set(ub) != {"bound", "why"}
                            or not isinstance(ub["bound"], (int, float))):
         raise _err(file, name, f"args.{pname}.unsafe_below must be {{ bound = <number>, why = \"...\" }}")
+    if spec.wrap_also_for is not None and (
+            spec.wrap_if_default is None or not isinstance(spec.wrap_also_for, list)
+            or not all(isinstance(v, str) for v in spec.wrap_also_for)):
+        raise _err(file, name, f"args.{pname}.wrap_also_for must be a list of literal source "
+                   "texts, next to wrap_if_default")
     for key in ("wrap", "wrap_if_default"):
         t = getattr(spec, key)
         if t is not None and "{call}" not in t:
