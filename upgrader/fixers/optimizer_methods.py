@@ -520,7 +520,8 @@ STATELESS = ("paddle.fluid.optimizer.SGD", "paddle.fluid.optimizer.SGDOptimizer"
 TIED = ("the program creates the parameter {names} more than once (weight tying by "
         "ParamAttr name): 1.8 made one parameter, Paddle 3's PIR program gets one parameter "
         "value per use, and {opt} updates the shared weight once per use with that use's "
-        "partial gradient (checked on 3.3.1: Adam trains differently; SGD is the same). Build "
+        "partial gradient (checked on 3.3.1: Adam trains differently; SGD is the same only "
+        "without regularization and gradient clipping, which apply once per use). Build "
         "the layer once and call it for every use (one paddle.nn.Linear / paddle.nn.Embedding "
         "object), or create the parameter once with paddle.create_parameter")
 
@@ -537,19 +538,99 @@ def _check_tied(up, original: cst.Call):
     if not names:
         return
     owner = original.func.value
+    ctor = None
     if isinstance(owner, cst.Name):
         from upgrader.fixers.save_load_dygraph import _assignments
         dotted = _assignments(up).get(owner.value)
+        if dotted and dotted.startswith("local:"):
+            # `opt = optimizer_func()`: the optimizer a function of the module returns
+            ctor = _returned_optimizer(up, dotted[len("local:"):])
+        elif dotted and dotted in STATELESS:
+            ctor = _assigned_call(up, owner.value)
     elif isinstance(owner, cst.Call):
         dotted = up.resolve_dotted(owner.func)
+        if dotted is None and isinstance(owner.func, cst.Name):
+            ctor = _returned_optimizer(up, owner.func.value)  # optimizer_func().minimize(...)
+        elif dotted in STATELESS:
+            ctor = ast.parse(code_of(owner).strip(), mode="eval").body
     else:
         dotted = None
-    if not dotted or not dotted.startswith("paddle.fluid.optimizer.") or dotted in STATELESS:
+    if ctor is not None:
+        dotted = _ast_dotted(up, ctor.func)
+    if not dotted or not dotted.startswith("paddle.fluid.optimizer."):
+        return
+    if dotted in STATELESS and not _sgd_with_extras(up, ctor):
         return
     up.report(original, CODE, TIED.format(names=", ".join(repr(n) for n in sorted(names)),
                                           opt=dotted.rsplit(".", 1)[1]),
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
               "manual")
+
+
+def _ast_dotted(up, func) -> str:
+    """The dotted legacy name an ``ast`` callee spells (``fluid.optimizer.SGD`` with the
+    module's imports), or ""."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return ""
+    base = up.imports.resolve_name(func.id)
+    return ".".join([base] + parts[::-1]) if base else ""
+
+
+def _module_defs(up) -> dict:
+    tree = untouched.parse(up.source)  # shared with the engine's passes: read only
+    return {n.name: n for n in untouched.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _assigned_call(up, name):
+    """The ``ast.Call`` last assigned to ``name`` in the module (``sgd = fluid.optimizer.SGD(...)``)."""
+    got = None
+    for n in untouched.walk(untouched.parse(up.source)):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+                isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            if got is None or (n.lineno, n.col_offset) > (got.lineno, got.col_offset):
+                got = n
+    return got.value if got is not None else None
+
+
+def _returned_optimizer(up, fname):
+    """The legacy optimizer constructor (``ast.Call``) a function of the module returns:
+    ``return fluid.optimizer.Adam(...)``, or ``opt = fluid.optimizer.Adam(...); return opt``
+    (the book's ``optimizer_func()``); None when it returns anything else."""
+    fn = _module_defs(up).get(fname)
+    if fn is None:
+        return None
+    for n in untouched.walk(fn):
+        if not isinstance(n, ast.Return) or n.value is None:
+            continue
+        v = n.value
+        if isinstance(v, ast.Name):
+            calls = sorted((a.lineno, a.col_offset, a.value) for a in untouched.walk(fn)
+                           if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call)
+                           and any(isinstance(t, ast.Name) and t.id == v.id for t in a.targets))
+            v = calls[-1][2] if calls else None
+        if isinstance(v, ast.Call) and _ast_dotted(up, v.func).startswith("paddle.fluid.optimizer."):
+            return v
+    return None
+
+
+def _sgd_with_extras(up, ctor) -> bool:
+    """SGD updates a tied weight once per use too, which is the same as one update by the
+    summed gradient, unless a regularizer (given to SGD or in a ParamAttr of the module) or
+    gradient clipping is applied per use (checked on 3.3.1 against 1.8.5: L2Decay and
+    GradientClipByGlobalNorm train differently). ``ctor`` None: the call is unknown."""
+    if re.search(r"\bregularizer\s*=|set_gradient_clip", up.source):
+        return True
+    if ctor is None:
+        return False
+    if len(ctor.args) > 2 or any(a.arg is None for a in ctor.keywords):
+        return True
+    return any(k.arg in ("regularization", "grad_clip") and not (
+        isinstance(k.value, ast.Constant) and k.value.value is None) for k in ctor.keywords)
 
 
 # a literal parameter name: ParamAttr('w') / ParamAttr(name='w') / param_attr='w' / bias_attr='b'
