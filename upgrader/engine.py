@@ -31,11 +31,6 @@ from upgrader.untouched import untouched_statements
 
 TODO_PREFIX = "# TODO(paddle-upgrade): "
 
-#: static-graph targets that raise AssertionError in dynamic mode on 3.3.1 (checked), while
-#: 1.8 also ran their legacy calls in dygraph mode: inside a dygraph.guard() block they are
-#: left to a person (Engine.apply_entry)
-_RAISE_IN_DYNAMIC_MODE = frozenset({"paddle.static.nn.fc", "paddle.static.data", "paddle.static.Print"})
-
 RULE_NAMES = {
     "PU001": "unknown-legacy-api",
     "PU002": "legacy-import",
@@ -861,7 +856,7 @@ class Upgrader(FastTransformer):
         if entry.safety == "manual" or not entry.target:
             self.report_entry(original, entry, False)
             return updated
-        if self.guard_depth and entry.target in _RAISE_IN_DYNAMIC_MODE:
+        if self.guard_depth and entry.target_static_only:
             # 1.8 also ran these layers in dygraph mode; the static-graph target raises there
             self.guard_static_calls += 1
             self.report_entry(original, entry, False, manual=(
@@ -888,6 +883,8 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, True)
             return updated.with_changes(func=target)
         mapped = map_call(use, updated, target)
+        if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
+            mapped = fixers.act_by_name.use(self, mapped)
         if isinstance(mapped, Manual):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated
@@ -1091,6 +1088,8 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
     module = _dedupe_header_todos(module)
+    if up.opts.fix:
+        module = fixers.act_by_name.insert(up, module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
     if insert:

@@ -36,7 +36,8 @@ ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "
             "wrap_also_for"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
-              "doc_example", "numeric_tolerance", "why", "returns", "decorator"}
+              "doc_example", "numeric_tolerance", "why", "returns", "decorator",
+              "target_static_only"}
 
 
 class RuleError(ValueError):
@@ -101,6 +102,9 @@ class Entry:
     numeric_tolerance: Optional[Dict[str, Any]] = None
     returns: Optional[str] = None
     decorator: Optional[str] = None  # replacement when used as a bare decorator
+    # the target raises in dynamic mode (static graphs only) where the legacy call also ran
+    # in dygraph mode: such a call inside a dygraph.guard() block is manual
+    target_static_only: bool = False
 
     @property
     def short(self) -> str:
@@ -191,7 +195,7 @@ def _entry(file: str, name: str, raw: Dict[str, Any]) -> Entry:
     e = Entry(name=name, file=file)
     for key in ("kind", "signature", "target", "safety", "mode", "note", "why", "wrap",
                 "rename_only", "structural", "example", "doc_example",
-                "numeric_tolerance", "returns", "decorator"):
+                "numeric_tolerance", "returns", "decorator", "target_static_only"):
         if key in raw:
             setattr(e, key, raw[key])
     e.aliases = list(raw.get("aliases", []))
