@@ -883,8 +883,6 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, True)
             return updated.with_changes(func=target)
         mapped = map_call(use, updated, target)
-        if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
-            mapped = fixers.act_by_name.use(self, mapped)
         if isinstance(mapped, Manual):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated
@@ -1088,8 +1086,6 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
     module = _dedupe_header_todos(module)
-    if up.opts.fix:
-        module = fixers.act_by_name.insert(up, module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
     if insert:
