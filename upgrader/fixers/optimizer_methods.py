@@ -84,7 +84,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
-    if name == "minimize" and _tied_guards(up) and not _dygraph_module(up):
+    if name == "minimize" and (_tied_guards(up) or _tied_calls(up)) and not _dygraph_module(up):
         # the cheap module scan first: deciding the module's modes walks all of it
         _check_tied(up, original)
     if name == "minimize" and _dygraph_lists(updated) and _dygraph_module(up):
@@ -529,12 +529,15 @@ TIED = ("the program creates the parameter {names} more than once (weight tying 
 def _check_tied(up, original: cst.Call):
     """``minimize`` of a stateful optimizer in a ``program_guard`` block whose layers give
     one literal parameter name more than once (directly, or through a function of the
-    module called more than once in the block)."""
-    tied = _tied_guards(up)
-    if not tied:
+    module called more than once in the block), or outside every such block when the
+    module's code outside them (the default main program) does."""
+    tied, calls = _tied_guards(up), _tied_calls(up)
+    if not tied and not calls:
         return
     line = up.pos(original)[0]
-    names = next((n for (a, b), n in tied.items() if a <= line <= b), None)
+    names = next((n for (a, b), n in tied.items() if a <= line <= b), set())
+    inside = [r for r in calls.get("guards", ()) if r[0] <= line <= r[1]]
+    names = set(names) | (calls.get(inside[0], set()) if inside else calls.get("default", set()))
     if not names:
         return
     owner = original.func.value
@@ -650,6 +653,88 @@ def _literal_names(call) -> list:
                 and isinstance(k.value.value, str):
             out.append(k.value.value)
     return out
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp)
+
+
+def _is_guard_block(n) -> bool:
+    return type(n) is ast.With and any(
+        isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
+        for i in n.items)
+
+
+def _tied_calls(up) -> dict:
+    """What ``_tied_guards`` does not see: a layer that may run more than once because it
+    sits in a loop or comprehension, or in a function of the module called there, called
+    by a function the block calls, or mapped (``map(embedding_layer, ids)``: PaddleRec's
+    CTR-DNN, one embedding named 'SparseFeatFactors' per sparse slot); and the same for
+    the code outside every ``program_guard`` block, which builds the default main program.
+    Returns {"guards": [(first, last line) of each block], (first, last): names,
+    "default": names}; {} when the module names no parameter by a literal string."""
+    cached = getattr(up, "_tied_calls_cache", None)
+    if cached is not None:
+        return cached
+    cached = up._tied_calls_cache = {}
+    if not _LITERAL_NAME.search(up.source):
+        return cached
+    try:
+        tree = untouched.parse(up.source)  # shared with the engine's passes: read only
+    except SyntaxError:
+        return cached
+    defs, guards = {}, []
+    for n in ast.walk(tree):
+        if type(n) is ast.FunctionDef or type(n) is ast.AsyncFunctionDef:
+            defs[n.name] = n
+        elif _is_guard_block(n):
+            guards.append(n)
+    memo = {}
+
+    def function_counts(name, skip_guards, stack):
+        key = (name, skip_guards)
+        if key not in memo:
+            memo[key] = {}  # a recursive call counts nothing more
+            memo[key] = counts(defs[name].body, skip_guards, stack | {name})
+        return memo[key]
+
+    def counts(nodes, skip_guards, stack):
+        out = {}
+        todo = [(n, 1) for n in nodes]
+        while todo:
+            n, m = todo.pop()
+            t = type(n)
+            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or (skip_guards and _is_guard_block(n)):
+                continue  # a function counts where it is called; a block builds another program
+            if t in _LOOPS:
+                m = 2
+            if t is ast.Call:
+                for name in _literal_names(n):
+                    out[name] = out.get(name, 0) + m
+                called = [(n.func.id, m)] if type(n.func) is ast.Name else []
+                if type(n.func) is ast.Name and n.func.id == "map":
+                    called += [(a.id, 2) for a in n.args[:1] if type(a) is ast.Name]
+                for fname, k in called:
+                    if fname in defs and fname not in stack:
+                        for name, c in function_counts(fname, skip_guards, stack).items():
+                            out[name] = out.get(name, 0) + c * k
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if type(v) is list:
+                    todo.extend((x, m) for x in v if isinstance(x, ast.AST))
+                elif isinstance(v, ast.AST):
+                    todo.append((v, m))
+        return out
+
+    cached["guards"] = [(w.lineno, w.end_lineno) for w in guards]
+    for w in guards:
+        names = {k for k, c in counts(w.body, False, frozenset()).items() if c > 1}
+        if names:
+            cached[(w.lineno, w.end_lineno)] = names
+    cached["default"] = {k for k, c in counts(tree.body, True, frozenset()).items() if c > 1}
+    if len(cached) == 2 and not cached["default"]:
+        cached.clear()  # nothing tied: the cheap test of check_call stays false
+    return cached
 
 
 def _tied_guards(up):
