@@ -40,7 +40,10 @@ Fix safety
     Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
     renamed on any object (no other Paddle API has ``minimize(parameter_list=)``), and so
     is ``current_step_lr`` (no other Paddle class has it); ``set_dict`` and the others only
-    on variables assigned from a legacy optimizer in the same file. A ``parameter_list`` or
+    on variables assigned from a legacy optimizer in the same file. ``current_step_lr`` →
+    ``get_lr`` is unsafe in a module that uses ``ReduceLROnPlateau``: 1.8 returned the rate
+    of the last ``minimize()``, ``get_lr()`` the scheduler's, which a ``step(loss)`` may have
+    lowered since (checked on 1.8.5). A ``parameter_list`` or
     ``no_grad_set`` literal or comprehension holding parameter names (strings, which 1.8
     accepted: ``'fc_0.w_0'``, ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``) is manual:
     today's minimize takes only the parameters themselves (names raise TypeError). In a
@@ -130,11 +133,38 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             f.value, cst.Name) and f.value.value in _optimizer_vars(up):
         # current_step_lr: no other Paddle class has that method, so any receiver (an
         # optimizer passed to a function, self.optimizer) is renamed
+        if name == "current_step_lr" and _plateau_module(up):
+            message = ("optimizer `.current_step_lr()` → `.get_lr()` (unsafe: the module uses "
+                       "ReduceLROnPlateau: 1.8's current_step_lr() returned the rate of the last "
+                       "minimize(), get_lr() returns the scheduler's current rate, so a read "
+                       "between a scheduler.step(loss) that lowered the rate and the next "
+                       "minimize() gives the new rate today, the old one in 1.8)")
+            if not up.opts.unsafe_fixes:
+                up.report(original, CODE, message + "; apply with --unsafe-fixes",
+                          "paddle.fluid.optimizer.Optimizer.current_step_lr",
+                          "paddle.optimizer.Optimizer.get_lr", "unsafe")
+                return updated
+            up.report(original, CODE, message, "paddle.fluid.optimizer.Optimizer.current_step_lr",
+                      "paddle.optimizer.Optimizer.get_lr", "unsafe", applied=True)
+            return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
         up.report(original, CODE, f"optimizer `.{name}()` → `.{RENAMES[name]}()`",
                   f"paddle.fluid.optimizer.Optimizer.{name}",
                   f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
         return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
     return updated
+
+
+def _plateau_module(up) -> bool:
+    """The module names 1.8's ReduceLROnPlateau (the one 1.8 LR decay the user steps with
+    the loss, which PU214 does not trace) or its 3.x name ReduceOnPlateau: an optimizer's
+    current_step_lr() and today's get_lr() differ after a scheduler.step(loss) that lowered
+    the rate, until the next minimize() (checked on 1.8.5)."""
+    cached = getattr(up, "_plateau_module", None)
+    if cached is None:
+        # also its 3.x name: in a module upgraded before, the call is still to be reviewed
+        cached = up._plateau_module = "ReduceLROnPlateau" in up.source or \
+            "ReduceOnPlateau" in up.source
+    return cached
 
 
 def _optimizer_receiver(up, value) -> bool:
