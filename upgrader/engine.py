@@ -1086,6 +1086,9 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
     module = _dedupe_header_todos(module)
+    if up.opts.fix:  # code the rewrites call (fixers' HELPERS), before the imports it reads
+        for hook in fixers.FINISHERS:
+            module = hook(up, module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
     if insert:

@@ -57,8 +57,11 @@ def removes_call(e: Entry) -> bool:
 
 
 def modern(e: Entry) -> str:
-    """What a legacy use becomes, for tables: the target, "(call removed)" or ""."""
-    return CALL_REMOVED if removes_call(e) else e.target
+    """What a legacy use becomes, for tables: the target, "(call removed)", the code fix
+    adds to the module (a structural fixer's ``HELPERS``) or ""."""
+    if removes_call(e):
+        return CALL_REMOVED
+    return fixers.HELPERS.get(e.structural or "", e.target)
 
 
 def fixer_docs(code: str) -> List[str]:
@@ -170,6 +173,8 @@ def entry_doc(e: Entry, book: Optional[RuleBook] = None) -> Dict[str, str]:
     if removes_call(e):
         what = (f"`{e.short}` → {CALL_REMOVED}: the `{e.structural}` rewrite deletes the call "
                 "statement (see the note)")
+    elif e.structural in fixers.HELPERS:
+        what = f"`{e.short}` → {fixers.HELPERS[e.structural]}"
     elif e.target:
         what = f"`{e.short}` → `{e.target}`"
     else:

@@ -11,7 +11,9 @@ entries are also used as values (not called: ``isinstance(v, fluid.Variable)``) 
 reported the finding), ``node`` itself (reported, left as it is) or None (not concerned:
 the engine's plain handling of references applies). A module whose rewrite deletes the
 call statement of some of its structural entries lists those names in ``DELETES``
-(``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target).
+(``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target);
+one whose rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
+instead of the target) and adds it in ``finish_module(upgrader, module)``.
 All are registered here on import, so there is no hand-written list to forget.
 """
 from __future__ import annotations
@@ -40,6 +42,8 @@ CALL_FIXERS: Dict[str, Callable] = {}
 REFERENCE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []
 DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
+HELPERS: Dict[str, str] = {}  # structural name -> the code fix adds to the module instead
+FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, after the rewrite
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -50,6 +54,9 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
         if hasattr(_mod, "rewrite_reference"):
             REFERENCE_FIXERS[_name] = _mod.rewrite_reference
     DELETING.update(getattr(_mod, "DELETES", ()))
+    HELPERS.update(getattr(_mod, "HELPERS", {}))
+    if hasattr(_mod, "finish_module"):
+        FINISHERS.append(_mod.finish_module)
     if hasattr(_mod, "leave_statement"):
         STATEMENT_FIXERS.append(_mod.leave_statement)
 
