@@ -15,6 +15,10 @@ import libcst as cst
 
 from upgrader.rulebook import ACT_TARGETS, Entry, target_params
 
+#: the module function that applies a run-time act name (fixers/act_by_name.py)
+ACT_HELPER = "_fluid_act"
+ACT_HELPER_NOTE = "act-by-name"
+
 
 @dataclass
 class Manual:
@@ -204,6 +208,8 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
             new = new.with_changes(args=head + [keyword_arg(k, v) for k, v in call_args])
     for template, subs in wraps:  # then what the arguments add (act, alpha, ...)
         new = fill(template, {**named, "call": new, **subs})
+        if template.startswith(ACT_HELPER + "("):
+            notes.append(ACT_HELPER_NOTE)
     return new, notes
 
 
@@ -336,6 +342,10 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
                           f"the modern API has no '{pname}'")
         if spec.act:
             w = act_wrapper(src)
+            if isinstance(w, Manual) and literal(src)[0] != "ok":
+                # a name known only at run time: the module function that applies it
+                from upgrader.fixers import act_by_name
+                w = act_by_name.template(src) or w
             if isinstance(w, Manual):
                 return w
             if w is not None:

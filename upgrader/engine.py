@@ -23,7 +23,7 @@ from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from upgrader import fixers, noqa
-from upgrader.args import Manual, code_of, map_call
+from upgrader.args import ACT_HELPER_NOTE, Manual, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
@@ -883,6 +883,8 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, True)
             return updated.with_changes(func=target)
         mapped = map_call(use, updated, target)
+        if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
+            mapped = fixers.act_by_name.use(self, mapped)
         if isinstance(mapped, Manual):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated
@@ -1091,6 +1093,8 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
             module = hook(up, module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
+    if up.opts.fix:  # after the imports it reads (paddle), before static-mode insertion
+        module = fixers.act_by_name.insert(up, module)
     if insert:
         module = fixers.static_mode.insert(up, module)
     return module

@@ -29,8 +29,10 @@ Example
 
 Fix safety
     Safe when the feeder is bound to a name or ``self.<attribute>`` and every use of that
-    name (attribute) in the module is a call of its ``feed`` method (checked on 3.3.1
-    against 1.8.5: values, dtypes and shapes of the fed batches and the trained results).
+    name (attribute) in the module is a call of its ``feed`` method, or passes it to a
+    function of the module (nested ones too, as book's ``train_test(..., train_test_feed=
+    feeder)``) whose parameter is used only so (checked on 3.3.1 against 1.8.5: values,
+    dtypes and shapes of the fed batches and the trained results).
     ``feed`` returns numpy arrays where 1.8 returned LoDTensors, which Executor.run takes
     alike. Any other use (``feed_parallel``, ``decorate_reader``, the feeder passed on or
     stored elsewhere), a feeder not bound to a name, or a module that already uses the
@@ -104,23 +106,64 @@ def _key(target) -> Optional[Tuple[str, str]]:
 
 
 def _uses(up) -> Dict[Tuple[str, str], str]:
-    """For every name and ``self.<attr>`` of the module: "" when each use that is not an
-    assignment target is ``<it>.feed(...)``, else the first other use (source text)."""
+    """For every name and ``self.<attr>`` of the module: absent when each use that is not a
+    binding (assignment target, parameter) is ``<it>.feed(...)`` or passes it to a function
+    of the module whose parameter it binds is itself used only so; else the first other
+    use (source text). Name-based: the same identifier anywhere in the module counts."""
     got = up.__dict__.get("_feeder_uses")
     if got is not None:
         return got
     uses: Dict[Tuple[str, str], str] = {}
+    passed: Dict[Tuple[str, str], list] = {}  # name -> [(parameter key, source of the call)]
     covered = set()
     module = up.module
+    functions: Dict[str, cst.FunctionDef] = {}  # every def of the module, nested ones too
+    counts: Dict[str, int] = {}
+
+    class Defs(FastVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef):
+            functions[node.name.value] = node
+            counts[node.name.value] = counts.get(node.name.value, 0) + 1
+
+        def visit_ClassDef(self, node: cst.ClassDef):
+            counts[node.name.value] = counts.get(node.name.value, 0) + 1
+
+    module.visit(Defs())
+
+    def parameter(call: cst.Call, arg: cst.Arg) -> Optional[str]:
+        f = call.func
+        if not isinstance(f, cst.Name) or counts.get(f.value) != 1 or f.value not in functions:
+            return None
+        params = functions[f.value].params
+        if any(a.star for a in call.args):
+            return None
+        if arg.keyword is not None:
+            names = [p.name.value for p in list(params.params) + list(params.kwonly_params)]
+            return arg.keyword.value if arg.keyword.value in names else None
+        i = [a for a in call.args if a.keyword is None].index(arg)
+        positional = list(params.posonly_params) + list(params.params)
+        return positional[i].name.value if i < len(positional) else None
 
     class Marks(FastVisitor):
         def visit_Call(self, node: cst.Call):
             f = node.func
             if isinstance(f, cst.Attribute) and f.attr.value == "feed":
                 covered.add(id(f.value))
+            for a in node.args:
+                if a.keyword is not None:
+                    covered.add(id(a.keyword))  # f(feeder=...) names a parameter
+                if isinstance(a.value, cst.Name):
+                    p = parameter(node, a)
+                    if p is not None:
+                        covered.add(id(a.value))
+                        passed.setdefault(("name", a.value.value), []).append(
+                            (("name", p), module.code_for_node(node)))
 
         def visit_AssignTarget(self, node: cst.AssignTarget):
             covered.add(id(node.target))
+
+        def visit_Param(self, node: cst.Param):
+            covered.add(id(node.name))
 
     class Uses(FastVisitor):
         def visit_Name(self, node: cst.Name):
@@ -137,8 +180,20 @@ def _uses(up) -> Dict[Tuple[str, str], str]:
 
     module.visit(Marks())
     module.visit(Uses())
-    up._feeder_uses = uses
-    return uses
+    # a name passed to a parameter is used as the parameter is (cycles count as fine)
+    changed = True
+    while changed:
+        changed = False
+        for key, targets in passed.items():
+            if key in uses:
+                continue
+            for pkey, call in targets:
+                if pkey in uses:
+                    uses[key] = f"`{call}` uses it as `{uses[pkey].strip('`')}`"
+                    changed = True
+                    break
+    up._feeder_uses = {k: (v if v.startswith("`") else f"`{v}`") for k, v in uses.items()}
+    return up._feeder_uses
 
 
 def _state(up) -> str:
@@ -181,7 +236,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         why = "the feeder is not assigned to a name or self.<attribute>"
     elif _uses(up).get(key):
         why = (f"the feeder is used other than by calls of its feed method: "
-               f"`{_uses(up)[key]}`")
+               f"{_uses(up)[key]}")
     elif _state(up) == "conflict":
         why = f"the module already uses the name {HELPER} for something else"
     if why is not None:

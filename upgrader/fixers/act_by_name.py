@@ -1,0 +1,165 @@
+"""PU101 act-by-name: ``act=<name>`` whose value is not a literal is applied through a small
+module function that reproduces 1.8's activation for every name the literal rewrite knows.
+
+What it does
+    A layer function whose ``act`` argument is rewritten into an explicit activation call
+    (``layers.fc``, ``batch_norm``, ``conv2d``, ``conv2d_transpose``, ``elementwise_add``,
+    ...) and that is given ``act=`` a plain name or attribute (``act=act``,
+    ``act=self._act``: typically a parameter of a helper ``def fc(x, size, act=None)``)
+    becomes ``_fluid_act(<rewritten call>, act)``, and ``fix`` adds once, after the
+    module's imports::
+
+        def _fluid_act(x, act):
+            if act is None:
+                return x
+            if act == 'relu':
+                return paddle.nn.functional.relu(x)
+            ...
+            raise ValueError(...)
+
+    The function has one branch per 1.8 activation name that a literal ``act='<name>'``
+    is rewritten for, with the same modern call (1.8's default attributes:
+    ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...).
+
+Why is this bad?
+    1.8 applied ``act`` by name at run time: ``LayerHelper.append_activation`` appended the
+    op called ``act`` with its default attributes (dygraph: ``core.ops.<act>``), or nothing
+    for ``None``. Today's layers take no ``act``; the literal form is unfolded when
+    rewriting, but a name passed through a helper function is known only when the program
+    runs. Passing it on as ``activation=`` is no substitute: ``paddle.static.nn.fc``'s
+    ``activation`` crashes on 3.3.1 for several names and lacks others.
+
+Example
+    ``def fc(x, size, act=None): return fluid.layers.fc(input=x, size=size, act=act)`` →
+    ``def fc(x, size, act=None): return _fluid_act(paddle.static.nn.fc(x=x, size=size),
+    act)`` with ``_fluid_act`` defined after the imports.
+
+Fix safety
+    Safe: every name 1.8 accepted and the literal rewrite maps gives the same values
+    (checked on 1.8.5 for each branch), ``None`` gives the layer's output unchanged, and
+    any other name raises ``ValueError`` naming it (1.8 applied the op of that name; it
+    is never silently left out or approximated). The argument is evaluated after the
+    layer instead of before it, so only names and attribute chains are accepted: any
+    other expression stays manual, as do the layer classes (``Conv2D(act=act)``: the
+    activation belongs to the call of the layer, PU203). A module that already uses the
+    name ``_fluid_act`` for something else keeps the call for a manual rewrite.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from upgrader.args import ACT_HELPER as HELPER, Manual
+
+CODE = "PU101"
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*")
+
+
+def template(act_src: str) -> Optional[str]:
+    """The wrap template for a non-literal ``act`` source, or None when the source is not
+    a plain name or attribute chain (evaluated after the layer, so it must not depend on
+    the call)."""
+    src = act_src.strip()
+    if not _DOTTED.fullmatch(src) or src in ("None", "True", "False"):
+        return None
+    return HELPER + "({call}, " + src + ")"
+
+
+def helper_source() -> str:
+    """The module function, one branch per name of ``rulebook.ACT_TARGETS``."""
+    from upgrader.rulebook import ACT_TARGETS
+    lines = [
+        f"def {HELPER}(x, act):",
+        '    """Paddle 1.8\'s act=<name>: the activation of that name with 1.8\'s defaults."""',
+        "    if act is None:",
+        "        return x",
+    ]
+    for name, tmpl in ACT_TARGETS.items():
+        lines.append(f"    if act == {name!r}:")
+        lines.append("        return " + tmpl.replace("{call}", "x"))
+    lines.append("    raise ValueError('act=%r: no automatic counterpart of this 1.8 "
+                 "activation' % (act,))")
+    return "\n".join(lines) + "\n"
+
+
+def state(up) -> str:
+    """'insert' (the module does not use the name), 'reuse' (it already defines this very
+    function at module level: a second fix) or 'conflict' (the name means something else)."""
+    cached = getattr(up, "_act_helper_state", None)
+    if cached is not None:
+        return cached
+    if HELPER not in up.source:
+        result = "insert"
+    else:
+        result = "conflict"
+        want = helper_source()
+        body = up.module.body
+        defs = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == HELPER]
+        if len(defs) == 1:
+            text = up.module.code_for_node(defs[0].with_changes(leading_lines=()))
+            if text == want:
+                result = "reuse"
+    up._act_helper_state = result
+    return result
+
+
+def use(up, mapped):
+    """A rewrite that calls the function (map_call noted it): keep it and have the
+    function added, or make the call manual when the module uses the name otherwise."""
+    if state(up) == "conflict":
+        return Manual(f"act is a name known only at run time and the module already uses the name {HELPER} "
+                      "for something else (the function fix adds to apply it); apply the activation "
+                      "explicitly")
+    up.act_helper_used = True
+    return mapped
+
+
+def _is_marker(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Name) and \
+        stmt.body[0].value.value.startswith("__paddle_upgrade_cell_")
+
+
+def _is_head(stmt, i: int) -> bool:
+    """An import, the module docstring, or a notebook's cell marker (notebook.py)."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return all(isinstance(s, (cst.Import, cst.ImportFrom)) or (
+        i == 0 and isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString))) or (
+        isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
+        and s.value.value.startswith("__paddle_upgrade_cell_"))
+        for s in stmt.body)
+
+
+def insert(up, module: cst.Module) -> cst.Module:
+    """Add the function after the module's leading docstring and imports (before any
+    statement that runs code), once."""
+    if not getattr(up, "act_helper_used", False) or state(up) != "insert":
+        return module
+    body = list(module.body)
+    idx = 0
+    for i, s in enumerate(body):
+        if _is_head(s, i):
+            idx = i + 1
+        else:
+            break
+    func = cst.parse_statement(helper_source())
+    blank = cst.EmptyLine()
+    at_cell_start = idx > 0 and _is_marker(body[idx - 1])
+    func = func.with_changes(leading_lines=[] if at_cell_start else [blank, blank])
+    if idx < len(body):
+        nxt = body[idx]
+        lead = list(nxt.leading_lines)
+        empties = 0
+        for line in lead:
+            if line.comment is None:
+                empties += 1
+            else:
+                break
+        if empties < 2:
+            body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
+    body.insert(idx, func)
+    return module.with_changes(body=body)
