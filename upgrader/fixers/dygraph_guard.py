@@ -17,8 +17,11 @@ Example
 Fix safety
     Safe. Comments on the ``with`` line are kept above the first statement of the body.
     ``with guard() as g`` keeps ``g = None`` (1.8's guard yields nothing, checked on
-    1.8.5); a target that is not a plain name, ``async with`` and multi-item ``with``
-    statements are left for a manual rewrite. A block that calls a static-graph-only layer
+    1.8.5); a target that is not a plain name and ``async with`` are left for a manual
+    rewrite. In a multi-item ``with`` the guard is dropped when it is the first item (the
+    others keep their ``with`` around the body: ``with guard(), no_grad():`` →
+    ``with paddle.no_grad():``); a guard after other items is manual (1.8 entered those in
+    static mode, where ``no_grad()`` had no effect; checked on 1.8.5). A block that calls a static-graph-only layer
     (``layers.fc``, ``layers.data``, ``layers.Print``: 1.8 ran them in dygraph mode too,
     their 3.x targets raise in dynamic mode) is kept, with those calls, for a person
     (otherwise a second fix would rewrite them out of the block).
@@ -33,8 +36,22 @@ CODE = "PU201"
 GUARDS = ("paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.base.guard")
 
 
+def _is_guard_item(up, it: cst.WithItem) -> bool:
+    return isinstance(it.item, cst.Call) and up.resolve_dotted(it.item.func) in GUARDS
+
+
 def _guard_call(up, node: cst.With):
     if len(node.items) != 1:
+        # `with guard(place), no_grad():` is the guard's block around a `with no_grad():`;
+        # a guard after other items is not (1.8 entered those in static mode first: a
+        # no_grad() there had no effect, checked on 1.8.5)
+        guards = [it for it in node.items if _is_guard_item(up, it)]
+        if guards and guards[0] is node.items[0] and len(guards) == 1 \
+                and node.items[0].asname is None:
+            up.guard_items.add(id(node.items[0].item))
+            return node.items[0].item
+        for it in guards:
+            _multi_items(up).add(id(it.item))
         return None
     item = node.items[0].item
     if isinstance(item, cst.Call):
@@ -72,6 +89,14 @@ def rewrite(up, original: cst.With, updated: cst.With):
     if not up.opts.fix:
         return updated
     body = updated.body
+    if len(updated.items) > 1:
+        # the other items keep their `with` around the body
+        rest = list(updated.items[1:])
+        rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        body = cst.IndentedBlock(body=[updated.with_changes(
+            items=rest, leading_lines=[],
+            body=body if isinstance(body, cst.IndentedBlock) else cst.IndentedBlock(
+                body=[cst.SimpleStatementLine(body=list(body.body))]))])
     if isinstance(body, cst.IndentedBlock):
         stmts: List[cst.BaseStatement] = list(body.body)
         header_comment = body.header.comment
@@ -109,9 +134,24 @@ def rewrite(up, original: cst.With, updated: cst.With):
 STRUCTURAL = ("dygraph-guard",)
 
 
+def _multi_items(up) -> set:
+    """ids of guard() calls that are one item of a multi-item ``with`` header."""
+    found = getattr(up, "_guard_multi_items", None)
+    if found is None:
+        found = up._guard_multi_items = set()
+    return found
+
+
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """``guard()`` outside a ``with`` header cannot be unwrapped automatically."""
     if id(original) in up.guard_items:
+        return updated
+    if id(original) in _multi_items(up):
+        up.report_entry(original, entry, False,
+                        manual="`guard()` is not the first item of its `with` statement (or "
+                               "is bound with `as` there): 1.8 entered the items before it in "
+                               "static mode, where a no_grad() had no effect; rewrite the block "
+                               "by hand (dynamic mode is the default)")
         return updated
     up.report_entry(original, entry, False,
                     manual="`guard()` used outside a `with` statement; remove it by hand "
