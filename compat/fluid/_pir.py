@@ -124,6 +124,17 @@ def _block_var(self, name):
     return v
 
 
+def _block_vars(self):
+    """1.x ``Block.vars``: name -> variable of the block (its named values, in order)."""
+    out = {}
+    for op in self.ops:
+        for r in op.results():
+            name = _own_name(r) or _names_by_id.get(r.id)
+            if name and name not in out:
+                out[name] = r
+    return out
+
+
 def _current_block(self):
     """1.x ``Program.current_block()``: the block ops are being added to (the body of a
     cond/while_loop being built), else the global block."""
@@ -284,6 +295,8 @@ def install() -> None:
         pir.Program.current_block = _current_block
     if not hasattr(pir.Block, "var"):
         pir.Block.var = _block_var
+    if not hasattr(pir.Block, "vars"):
+        pir.Block.vars = property(_block_vars)
     if not hasattr(pir.Block, "has_var"):
         pir.Block.has_var = lambda self, name: _block_find(self, name) is not None
     if _orig_seed is not None:

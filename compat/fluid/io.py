@@ -28,7 +28,8 @@ __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_p
            "shuffle", "buffered", "cache", "chain", "firstn", "compose", "map_readers",
            "xmap_readers", "multiprocess_reader", "ComposeNotAligned", "DataLoader", "PyReader",
            "default_collate_fn", "save", "load", "load_program_state", "set_program_state",
-           "get_program_parameter", "get_program_persistable_vars"]
+           "get_program_parameter", "get_program_persistable_vars", "is_persistable",
+           "is_parameter"]
 
 batch = paddle.batch
 shuffle = paddle.reader.shuffle
@@ -77,6 +78,26 @@ def _persistable_values(program):
                 seen.add(name)
                 out.append(r)
     return out
+
+
+@_io("is_persistable", replacement="var.persistable")
+def is_persistable(var):
+    """1.8: False for feed/fetch/reader variables, else ``var.persistable``. A PIR value
+    has no desc (paddle.static.is_persistable raises AttributeError): its attribute."""
+    if isinstance(var, paddle.pir.Value):
+        return bool(var.persistable)
+    return paddle.static.is_persistable(var)
+
+
+@_io("is_parameter", replacement="program.global_block().all_parameters()")
+def is_parameter(var):
+    """1.8: ``isinstance(var, Parameter)`` (True for dygraph parameters too). A PIR
+    program's parameters are plain values: a value made by a parameter op that 1.8 made
+    a Parameter (not create_global_var's or an optimizer's learning rate)."""
+    if isinstance(var, paddle.pir.Value):
+        return _is_parameter(var)
+    from paddle.base import framework
+    return isinstance(var, (framework.Parameter, framework.EagerParamBase))
 
 
 @_io("get_program_parameter", replacement="program.global_block().all_parameters()")
