@@ -20,6 +20,9 @@ What it does
     The function has one branch per 1.8 activation name that a literal ``act='<name>'``
     is rewritten for, with the same modern call (1.8's default attributes:
     ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...).
+    It goes after the leading docstring, imports and ``import paddle`` (in a notebook: at
+    the top of the first cell that holds other code), before any statement that runs code;
+    a module that already has this very function (a second ``fix``) reuses it.
 
 Why is this bad?
     1.8 applied ``act`` by name at run time: ``LayerHelper.append_activation`` appended the
