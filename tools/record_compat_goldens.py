@@ -1197,6 +1197,29 @@ def f():
     return [r, x.gradient()]
 out = out + dy(f)
 '''),
+    ("elementwise_max_min_ties", '''
+X = np.array([[1.0, -1.0, 0.0, 2.0], [0.5, 0.5, -2.0, 1.0]], 'float32')
+Y = np.array([[1.0, 0.0, 0.0, -1.0], [0.5, 1.0, -2.0, 3.0]], 'float32')
+B = np.array([1.0, 0.5, 0.0, 3.0], 'float32')
+def build():
+    x = fluid.data('x', [2, 4], 'float32')
+    y = fluid.data('y', [2, 4], 'float32')
+    b = fluid.data('b', [4], 'float32')
+    for v in (x, y, b):
+        v.stop_gradient = False
+    res = [fluid.layers.elementwise_max(x, y), fluid.layers.elementwise_min(x, y),
+           fluid.layers.elementwise_max(x, b), fluid.layers.elementwise_min(x, b, axis=1)]
+    return res + [g for r in res for g in fluid.gradients(fluid.layers.reduce_sum(r * r), [x, y, b]) if g is not None]
+out = static_run(build, {'x': X, 'y': Y, 'b': B})
+def f():
+    x, b = fluid.dygraph.to_variable(X), fluid.dygraph.to_variable(B)
+    x.stop_gradient = False
+    b.stop_gradient = False
+    r = fluid.layers.elementwise_max(x, b) * 2.0 + fluid.layers.elementwise_min(x, b) * 3.0
+    fluid.layers.reduce_sum(r * r).backward()
+    return [r, x.gradient(), b.gradient()]
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

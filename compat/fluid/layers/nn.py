@@ -335,8 +335,18 @@ elementwise_add = _elementwise("add", paddle.add)
 elementwise_sub = _elementwise("sub", paddle.subtract)
 elementwise_mul = _elementwise("mul", paddle.multiply)
 elementwise_div = _elementwise("div", _int_aware(paddle.divide, math_op_patch.trunc_div))
-elementwise_max = _elementwise("max", paddle.maximum)
-elementwise_min = _elementwise("min", paddle.minimum)
+def _tie_to_y(compare, fn):
+    """1.x's max/min kernels: ``x if compare(x, y) else y``, so at a tie the whole gradient
+    goes to ``y`` (today's maximum/minimum split it in halves); NaN in ``x`` gives ``y``."""
+    def call(x, y):
+        if not hasattr(y, "shape") or (x.stop_gradient and y.stop_gradient):
+            return fn(x, y)
+        return paddle.where(compare(x, y), x, y)
+    return call
+
+
+elementwise_max = _elementwise("max", _tie_to_y(paddle.greater_than, paddle.maximum))
+elementwise_min = _elementwise("min", _tie_to_y(paddle.less_than, paddle.minimum))
 elementwise_pow = _elementwise("pow", paddle.pow)
 elementwise_mod = _elementwise("mod", _int_aware(paddle.remainder, math_op_patch.trunc_mod))
 elementwise_floordiv = _elementwise("floordiv", _int_aware(paddle.floor_divide, math_op_patch.trunc_div))
