@@ -1,5 +1,5 @@
-"""PU205 pool2d-class: ``Pool2D`` / ``layers.pool2d`` become the pooling class or function
-chosen by the *value* of ``pool_type``.
+"""PU205 pool2d-class: ``Pool2D`` / ``layers.pool2d`` / ``layers.pool3d`` become the pooling
+class or function chosen by the *value* of ``pool_type``.
 
 What it does
     ``Pool2D(pool_size=2, pool_type='max')`` becomes
@@ -7,7 +7,9 @@ What it does
     ``AvgPool2D`` (with ``exclusive``), ``global_pooling=True`` gives
     ``AdaptiveMaxPool2D(output_size=1)`` / ``AdaptiveAvgPool2D(output_size=1)``. The
     functional ``layers.pool2d`` maps the same way to ``paddle.nn.functional.max_pool2d``,
-    ``avg_pool2d``, ``adaptive_max_pool2d``, ``adaptive_avg_pool2d``.
+    ``avg_pool2d``, ``adaptive_max_pool2d``, ``adaptive_avg_pool2d``, and ``layers.pool3d``
+    to their ``3d`` counterparts (``avg_pool3d``, ``adaptive_avg_pool3d(x, output_size=1)``,
+    ...).
 
 Why is this bad?
     1.x pooled with ``pool_stride=1`` by default; the modern classes default ``stride`` to
@@ -57,16 +59,19 @@ def plan(entry, call: cst.Call):
     if isinstance(bound, Manual):
         return bound
     functional = entry.kind == "function"
+    dims = "3D" if entry.name.endswith("pool3d") else "2D"
     _, ptype = _value(bound, entry, "pool_type")
     _, glob = _value(bound, entry, "global_pooling")
     kt, t = literal(ptype)
     kg, g = literal(glob)
     if kt != "ok" or t not in ("max", "avg"):
         return Manual(f"pool_type={ptype} is not the literal 'max' or 'avg'; choose "
-                      "MaxPool2D/AvgPool2D by hand (stride defaults to 1 in 1.x)")
+                      f"MaxPool{dims}/AvgPool{dims} by hand (stride defaults to 1 in 1.x)")
     if kg != "ok" or not isinstance(g, bool):
-        return Manual(f"global_pooling={glob} is not a literal; choose Adaptive*Pool2D(1) by hand")
+        return Manual(f"global_pooling={glob} is not a literal; choose Adaptive*Pool{dims}(1) by hand")
     target = (FUNCTIONS if functional else CLASSES)[(t, g)]
+    if dims == "3D":
+        target = target.replace("2d", "3d").replace("2D", "3D")
     kwargs = []
     if functional:
         kwargs.append((None, bound.values["input"].value))
@@ -82,9 +87,9 @@ def plan(entry, call: cst.Call):
             if ceil != ("ok", False) and exclusive != ("ok", True):
                 return Manual(
                     "average pooling with ceil_mode and exclusive=False: 1.8 divided every window by "
-                    "the full kernel size, today's avg_pool2d divides the last, ceil-extended window by "
-                    "its clipped size (checked on 1.8.5 and 3.3.1); pad by hand, e.g. "
-                    "avg_pool2d(F.pad(x, [p, p + e, p, p + e]), k, s, 0) with "
+                    f"the full kernel size, today's avg_pool{dims.lower()} divides the last, "
+                    "ceil-extended window by its clipped size (checked on 1.8.5 and 3.3.1); pad by "
+                    f"hand, e.g. avg_pool{dims.lower()}(F.pad(x, [p, p + e, ...]), k, s, 0) with "
                     "e = (out - 1) * s + k - (in + 2 * p)")
         kwargs.append(("kernel_size", size))
         kwargs.append(("stride", _value(bound, entry, "pool_stride")[0]))

@@ -19,11 +19,12 @@ from compat.fluid.layers import math_op_patch
 from compat.fluid.layers._helper import (apply_act, create_parameter, layer_name, prod,
                                          shape_of)
 
-__all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "batch_norm",
+__all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "pool3d", "batch_norm",
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale", "reduce_sum"]
+           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale", "reduce_sum",
+           "reduce_max", "reduce_min"]
 
 
 def _nn(name, replacement=None):
@@ -188,6 +189,46 @@ def _pad_for_ceil(x, pool_size, stride, padding, data_format):
         extra.append(max(0, (out - 1) * s[i] + k[i] - (n + lo + hi)))
     pads = [p[2], p[3] + extra[1], p[0], p[1] + extra[0]]  # F.pad: [left, right, top, bottom]
     return F.pad(x, pads, mode="constant", value=0.0, data_format=data_format), 0
+
+
+@_nn("pool3d", replacement="paddle.nn.functional.max_pool3d / avg_pool3d (stride=1 explicitly)")
+def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+           global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
+           data_format="NCDHW"):
+    if pool_type not in ("max", "avg"):
+        raise ValueError("Unknown Attr(pool_type): '%s'. It can only be 'max' or 'avg'." % pool_type)
+    if global_pooling:
+        if pool_type == "avg":
+            return F.adaptive_avg_pool3d(input, 1, data_format=data_format)
+        return F.adaptive_max_pool3d(input, 1)
+    if pool_size == -1:
+        raise ValueError("When Attr(global_pooling) is False, Attr(pool_size) must be set")
+    padding = pool_padding.upper() if isinstance(pool_padding, str) else pool_padding
+    if pool_type == "max":
+        return F.max_pool3d(input, pool_size, stride=pool_stride, padding=padding,
+                            ceil_mode=ceil_mode, data_format=data_format)
+    if not exclusive and ceil_mode and not isinstance(padding, str):
+        # as pool2d: 1.x divided every window by the kernel volume
+        input, padding = _pad_for_ceil3d(input, pool_size, pool_stride, padding, data_format)
+        ceil_mode = False
+    return F.avg_pool3d(input, pool_size, stride=pool_stride, padding=padding,
+                        ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+
+
+def _pad_for_ceil3d(x, pool_size, stride, padding, data_format):
+    k, s, p = _pair(pool_size, 3), _pair(stride, 3), _pair(padding, 3)
+    if len(p) == 3:
+        p = [p[0], p[0], p[1], p[1], p[2], p[2]]
+    spatial = shape_of(x)[2:] if data_format == "NCDHW" else shape_of(x)[1:-1]
+    pads = []
+    for i, n in enumerate(spatial):
+        lo, hi = p[2 * i], p[2 * i + 1]
+        span = n + lo + hi - k[i]
+        out = -(-span // s[i]) + 1
+        pads.append((lo, hi + max(0, (out - 1) * s[i] + k[i] - (n + lo + hi))))
+    # F.pad of a 5-D input: [left, right, top, bottom, front, back]
+    flat = [pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]]
+    return F.pad(x, flat, mode="constant", value=0.0, data_format=data_format), 0
 
 
 def _bn_format(x, data_layout):
@@ -370,6 +411,37 @@ def reduce_sum(input, dim=None, keep_dim=False, name=None):
     if getattr(input, "dtype", None) == paddle.int32 and out.dtype != paddle.int32:
         out = paddle.cast(out, paddle.int32)
     return out
+
+
+def _reduce_extreme(kind, extreme):
+    legacy_name = "paddle.fluid.layers.reduce_" + kind
+    rule = []
+
+    @legacy(legacy_name, "paddle.fluid.layers.nn.reduce_" + kind, warn=False)
+    def op(input, dim=None, keep_dim=False, name=None):
+        from compat import _runtime
+        if legacy_name not in _runtime._warned:  # at the caller's line
+            _runtime.warn_once(legacy_name, None, 3)
+        if not rule:
+            from compat import _wrap
+            e = _runtime.entry(legacy_name)
+            rule.append(_wrap._make_function(e, _wrap.resolve(e.target)))
+        out = rule[0](input, dim, keep_dim, name)
+        if getattr(input, "stop_gradient", True) or not paddle.is_floating_point(input):
+            return out
+        # 1.x's gradient: every element equal to the result gets the whole output gradient
+        # (today's max/min split it among tied elements); the added term's value is 0
+        axis = None if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
+        tied = (input == extreme(input, axis=axis, keepdim=True)).astype(input.dtype)
+        return out.detach() + paddle.sum((input - input.detach()) * tied, axis=axis, keepdim=keep_dim)
+    op.__name__ = op.__qualname__ = "reduce_" + kind
+    op.__doc__ = ("The rule database's ``paddle.%s`` with 1.x's gradient at ties: every element "
+                  "equal to the result gets the whole output gradient." % kind)
+    return op
+
+
+reduce_max = _reduce_extreme("max", paddle.max)
+reduce_min = _reduce_extreme("min", paddle.min)
 
 
 @_nn("mul", replacement="paddle.matmul on paddle.flatten'ed inputs")
