@@ -1220,6 +1220,28 @@ def f():
     return [r, x.gradient(), b.gradient()]
 out = out + dy(f)
 '''),
+    ("reduce_max_min_ties", '''
+X = np.array([[[2.0, -1.0, 2.0, 0.0], [0.5, 0.5, -2.0, -2.0]], [[1.0, 1.0, 1.0, 1.0], [3.0, 0.0, 3.0, -1.0]]], 'float32')
+I = np.array([[1, 5, 5], [2, 2, 0]], 'int64')
+def build():
+    x = fluid.data('x', [2, 2, 4], 'float32')
+    x.stop_gradient = False
+    i = fluid.data('i', [2, 3], 'int64')
+    L = fluid.layers
+    res = [L.reduce_max(x, dim=2), L.reduce_min(x, dim=-1, keep_dim=True), L.reduce_max(x),
+           L.reduce_max(x, dim=[0, 2]), L.reduce_min(x, dim=[1]), L.reduce_max(L.reshape(x, [16]), dim=0)]
+    grads = [fluid.gradients(L.reduce_sum(r * r), x)[0] for r in res]
+    return res + grads + [L.reduce_max(i, dim=1), L.reduce_min(i)]
+out = static_run(build, {'x': X, 'i': I})
+def f():
+    x = fluid.dygraph.to_variable(X)
+    x.stop_gradient = False
+    r = fluid.layers.reduce_max(x, dim=1) * 2.0 + fluid.layers.reduce_min(x, dim=1) * 3.0
+    t = fluid.layers.reduce_sum(r * r) + fluid.layers.reduce_max(x) * 5.0
+    t.backward()
+    return [r, t, x.gradient()]
+out = out + dy(f)
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0
