@@ -22,7 +22,12 @@ Fix safety
     ``self.<name>(...)`` in another class that sets its own ``self.<name>`` and is not related
     to the layer's class by inheritance runs that class's layer, so it does not count.
     A layer with ``act`` built elsewhere (inside ``Sequential``, a list, a local variable,
-    or with a non-literal ``act``) is left as it is and reported as manual.
+    or with a non-literal ``act``) is left as it is and reported as manual, and so is one
+    whose ``self.<name>`` the class also sets to another value (``if use_act: self.fc =
+    Linear(.., act='relu') else: self.fc = Linear(..)``, a method that swaps the layer;
+    ``None`` and layers with the same ``act`` are fine) or that is assigned outside the
+    class's methods (``self.fc = ...`` in a subclass, ``net.fc = ...``): the calls would
+    then wrap a layer that had no act in 1.8 (checked on 1.8.5).
 """
 from __future__ import annotations
 
@@ -49,12 +54,23 @@ def _act_src(up, call: cst.Call, entry):
 def survey_class(up, cls: cst.ClassDef) -> Dict[str, str]:
     """``self.<attr> = LegacyLayer(..., act='relu')`` in any method → {attr: template}."""
     acts: Dict[str, str] = {}
+    assigned: Dict[str, list] = {}  # attr -> every value the class's methods give self.<attr>
 
     class V(FastVisitor):
         def visit_ClassDef(self, node):
             return node is cls
 
+        def visit_AnnAssign(self, node: cst.AnnAssign):
+            t = node.target
+            if node.value is not None and isinstance(t, cst.Attribute) and \
+                    isinstance(t.value, cst.Name) and t.value.value == "self":
+                assigned.setdefault(t.attr.value, []).append(node.value)
+
         def visit_Assign(self, node: cst.Assign):
+            for at in node.targets:
+                t = at.target
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    assigned.setdefault(t.attr.value, []).append(node.value)
             if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
                 return
             t = node.targets[0].target
@@ -77,6 +93,18 @@ def survey_class(up, cls: cst.ClassDef) -> Dict[str, str]:
     cls.visit(V())
     if acts:
         escaped = _escaping_uses(up, cls, set(acts))
+        for name, w in acts.items():
+            # `if use_act: self.fc = Linear(.., act='relu') else: self.fc = Linear(..)`, or
+            # a method that sets another layer: the calls may run a layer without this act
+            for v in assigned.get(name, ()):
+                if not (isinstance(v, cst.Name) and v.value == "None") and \
+                        up.layer_act_calls.get(id(v)) != w:
+                    escaped.setdefault(name, Manual(
+                        f"`self.{name}` is also given another value in the class "
+                        f"(`self.{name} = {_short(up, v)}`), so its calls do not always run "
+                        "this layer: drop act and apply the activation to this layer's output "
+                        "where it runs"))
+                    break
         for name, why in escaped.items():
             del acts[name]
             for key, w in list(up.layer_act_calls.items()):
@@ -92,7 +120,7 @@ _RUNS_LAYER = ("forward", "__call__")
 _NAME_FUNCS = ("getattr", "setattr", "hasattr", "delattr")
 
 
-def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
+def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, object]:
     """Uses of ``<x>.<name>`` for the act layers ``names`` of ``cls`` that the wrap of the
     calls ``self.<name>(...)`` in ``cls`` does not cover: the layer itself taken as a value
     (``f = self.fc``, ``apply(self.fc, x)``, ``net.fc(x)`` outside the class, ``self.fc(x)``
@@ -101,7 +129,8 @@ def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
     the rewritten layer has none. Name-based (any object's ``.fc`` counts), except ``self.<name>(...)`` in a class that sets
     its own ``self.<name>`` and is not related to ``cls`` by inheritance (``_family``)."""
     covered = set()
-    escaped: Dict[str, str] = {}
+    replaced = set()  # <x>.<name> = ... outside cls's methods (and unrelated classes' own)
+    escaped: Dict[str, object] = {}
     module = up.module
 
     class Marks(FastVisitor):
@@ -133,19 +162,32 @@ def _escaping_uses(up, cls: cst.ClassDef, names) -> Dict[str, str]:
                     and node.attr.value not in _RUNS_LAYER:
                 covered.add(id(inner))
 
+        def _own_target(self, t) -> bool:
+            # self.<name> = ... in the class (checked by survey_class) or in an unrelated
+            # class with its own self.<name>; elsewhere (a subclass, `net.fc = ...`) it
+            # replaces the layer the wrapped calls run
+            return t.attr.value not in names or (
+                isinstance(t.value, cst.Name) and t.value.value == "self" and self.classes
+                and (self.classes[-1] is cls or _own_layer(self.classes[-1], t.attr.value)))
+
         def visit_AssignTarget(self, node: cst.AssignTarget):
             if isinstance(node.target, cst.Attribute):
-                covered.add(id(node.target))
+                (covered if self._own_target(node.target) else replaced).add(id(node.target))
 
         def visit_AnnAssign(self, node: cst.AnnAssign):
             if isinstance(node.target, cst.Attribute):
-                covered.add(id(node.target))
+                (covered if self._own_target(node.target) else replaced).add(id(node.target))
 
     class Uses(FastVisitor):
         def visit_Attribute(self, node: cst.Attribute):
             name = node.attr.value
             if name in names and id(node) not in covered and name not in escaped:
-                escaped[name] = "`%s`" % module.code_for_node(node)
+                escaped[name] = Manual(
+                    f"`{module.code_for_node(node)}` is assigned outside the class's own "
+                    "methods (a subclass, another object), so the calls `self.<name>(...)` "
+                    "may run another layer: drop act and apply the activation to this "
+                    "layer's output where it runs") if id(node) in replaced else \
+                    "`%s`" % module.code_for_node(node)
 
     family = _family(module, cls)
 
@@ -233,7 +275,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if id(original) not in up.layer_act_calls:
         w = act_wrapper(src)
         escape = up.layer_act_escapes.get(id(original))
-        why = w.reason if isinstance(w, Manual) else (
+        why = w.reason if isinstance(w, Manual) else escape.reason if isinstance(
+            escape, Manual) else (
             f"the layer is used other than by calls `self.<name>(...)` in its class: {escape}; "
             "1.8 applied act there too, so wrapping only those calls would drop it: "
             f"drop act={src} and apply the activation to the layer's output wherever it runs"
@@ -245,6 +288,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     up.report(original, CODE, f"act={src} of `{entry.short}` is applied to the layer's output "
               "in the calls `self.<name>(...)`", entry.name, entry.target, "safe", applied=True)
     return up.apply_entry(original, updated, entry, entry_override=_without_act(entry))
+
+
+def _short(up, node) -> str:
+    text = up.module.code_for_node(node)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _without_act(entry):
