@@ -60,6 +60,24 @@ def same_value(a: str, b: str) -> bool:
     return la[1] == lb[1]
 
 
+def _unpacked_hint(entry: Entry, star: str) -> str:
+    """What a hand rewrite of a ``**kwargs`` call must change in the dict: the 1.8 keywords
+    this entry renames or drops (``parameter_list`` -> ``parameters`` ...)."""
+    if star != "**" or not entry.target or entry.structural:
+        return ""
+    renamed = [f"{k} -> {v.rename}" + (" (its value changes too)" if v.transform or v.values else "")
+               for k, v in entry.args.items() if v.rename and v.rename != k]
+    dropped = [k for k, v in entry.args.items() if v.drop]
+    parts = []
+    if renamed:
+        parts.append("renamed " + ", ".join(renamed))
+    if dropped:
+        parts.append("no longer taken: " + ", ".join(dropped))
+    if not parts:
+        return ""
+    return f" (1.8 keywords that changed for `{entry.target}`: {'; '.join(parts)})"
+
+
 def bind(entry: Entry, call: cst.Call) -> Union[Bound, Manual]:
     params = entry.params or []
     positional_params = [p for p in params if p.kind == "positional"]
@@ -72,7 +90,7 @@ def bind(entry: Entry, call: cst.Call) -> Union[Bound, Manual]:
     for arg in call.args:
         if arg.star:
             return Manual(f"called with {arg.star}-unpacking; arguments cannot be matched "
-                          "to the 1.8 signature statically")
+                          "to the 1.8 signature statically" + _unpacked_hint(entry, arg.star))
         if arg.keyword is None:
             if i >= len(positional_params):
                 if var_pos is not None:
