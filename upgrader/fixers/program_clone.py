@@ -98,7 +98,8 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         return updated
     programs = _plan(up).clones.get(_line(up, original))
     if programs is None:
-        up.report(original, CODE, f"{MANUAL}; see `paddle-upgrade explain PU208`",
+        why = _plan(up).manual.get(_line(up, original))
+        up.report(original, CODE, why or f"{MANUAL}; see `paddle-upgrade explain PU208`",
                   "paddle.fluid.Program.clone", "paddle.static.Program", "manual")
         return updated
     more = f" (and {', '.join(n for n, _ in programs[1:])} for the other fetch lists)" if len(programs) > 1 else ""
@@ -194,6 +195,8 @@ class _Plan:
         self.clones: Dict[int, List[Tuple[str, List[str]]]] = {}
         # line of a run to lose its fetch_list -> (its clone, the program it runs now or None)
         self.runs: Dict[int, Tuple[int, Optional[str]]] = {}
+        # line of a clone left manual for a reason of its own -> that reason
+        self.manual: Dict[int, str] = {}
 
     @property
     def more(self) -> bool:
@@ -210,7 +213,7 @@ def _plan(up) -> _Plan:
                 tree = untouched.parse(up.source)
             except SyntaxError:
                 return plan
-            _survey(tree, plan)
+            _survey(tree, plan, _LR_SCHEDULE.search(up.source) is not None)
             # a clone the rule may not rewrite keeps its runs as they are
             for line in list(plan.clones):
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
@@ -230,7 +233,19 @@ class _Scope:
         self.declared: Set[str] = set()                   # global / nonlocal
 
 
-def _survey(tree: ast.Module, plan: _Plan) -> None:
+# a learning rate that is a schedule: 1.8's decay functions, today's LRScheduler classes
+_LR_SCHEDULE = re.compile(r"\b(exponential|natural_exp|inverse_time|polynomial|piecewise|cosine|noam)"
+                          r"_decay\b|\blinear_lr_warmup\b|\boptimizer\.lr\.|\bLRScheduler\b")
+AFTER_MINIMIZE = ("`clone(for_test=True)` after `minimize` of an optimizer with a learning-rate "
+                  "schedule: paddle.static.normalize_program keeps the training program's "
+                  "LRScheduler on the evaluation program but prunes the learning-rate variable "
+                  "it writes, so the first run of the evaluation program raises on 3.3.1 "
+                  "(ValueError: The type of value is nullptr); 1.8's clone dropped the backward "
+                  "and optimizer ops and ran. Clone before minimize (the same evaluation "
+                  "program), or `del test_program.lr_scheduler` after normalize_program")
+
+
+def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False) -> None:
     scopes: List[_Scope] = []
     parents: Dict[int, ast.AST] = {}
     calls_per_line: Dict[Tuple[int, str], int] = {}
@@ -277,8 +292,12 @@ def _survey(tree: ast.Module, plan: _Plan) -> None:
     scopes.append(module)
     walk(tree, module, False)
     all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
+    minimized = [line for line, attr in calls_per_line if attr == "minimize"] if lr_schedule else []
     for scope in scopes:
         for stmt, in_loop in scope.clones:
+            if minimized and min(minimized) < stmt.value.lineno:
+                plan.manual[stmt.value.lineno] = AFTER_MINIMIZE
+                continue
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
 
 
