@@ -213,7 +213,8 @@ def _plan(up) -> _Plan:
                 tree = untouched.parse(up.source)
             except SyntaxError:
                 return plan
-            _survey(tree, plan, _LR_SCHEDULE.search(up.source) is not None)
+            _survey(tree, plan, _LR_SCHEDULE.search(up.source) is not None,
+                    "create_global_var" in up.source)
             # a clone the rule may not rewrite keeps its runs as they are
             for line in list(plan.clones):
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
@@ -245,7 +246,15 @@ AFTER_MINIMIZE = ("`clone(for_test=True)` after `minimize` of an optimizer with 
                   "program), or `del test_program.lr_scheduler` after normalize_program")
 
 
-def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False) -> None:
+COUNTER = ("`clone(for_test=True)` of a program that increments a global variable "
+           "(layers.increment of a create_global_var counter): 1.8's evaluation program kept "
+           "every forward operator, so each evaluation run advanced the counter too (checked on "
+           "1.8.5), while paddle.static.normalize_program keeps only what the fetched values "
+           "need. Build the evaluation program with the increment if the counter must count "
+           "evaluation runs (or increment it by hand after each run), then normalize_program")
+
+
+def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: bool = False) -> None:
     scopes: List[_Scope] = []
     parents: Dict[int, ast.AST] = {}
     calls_per_line: Dict[Tuple[int, str], int] = {}
@@ -293,10 +302,14 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False) -> None:
     walk(tree, module, False)
     all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
     minimized = [line for line, attr in calls_per_line if attr == "minimize"] if lr_schedule else []
+    increments = [line for line, attr in calls_per_line if attr == "increment"] if counters else []
     for scope in scopes:
         for stmt, in_loop in scope.clones:
             if minimized and min(minimized) < stmt.value.lineno:
                 plan.manual[stmt.value.lineno] = AFTER_MINIMIZE
+                continue
+            if increments and min(increments) < stmt.value.lineno:
+                plan.manual[stmt.value.lineno] = COUNTER
                 continue
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
 
