@@ -55,7 +55,10 @@ Fix safety
     to ``CompiledProgram``, saved, inspected), when the runs fetch values bound after the
     clone, when a helper's runs fetch more than one list, when a run passes its fetch list positionally or has
     none, when the clone is inside a loop, or when ``test_program`` is read in another
-    function other than such a helper. The decision is made for the whole module before
+    function other than such a helper. Manual too when the clone follows a ``minimize`` in a
+    module with a learning-rate schedule (the evaluation program keeps the LRScheduler but
+    not its variable: 3.3.1 raises at its first run), or a ``layers.increment`` in a module
+    with ``create_global_var`` (1.8's evaluation runs advanced the counter). The decision is made for the whole module before
     the rewrite (an ``ast`` pass): the runs of a clone lose ``fetch_list`` only when its
     clone is rewritten (``# noqa: PU208`` on the clone keeps both).
 """
