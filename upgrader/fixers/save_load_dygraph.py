@@ -18,7 +18,9 @@ Example
 Fix safety
     Safe when the saved state dict is ``<name>.state_dict()`` and ``<name>`` is assigned
     in the file from a legacy optimizer (→ ``.pdopt``), a legacy layer class or a class of
-    the file derived from a Layer (→ ``.pdparams``). Anything else (a helper function's
+    the file derived from a Layer (→ ``.pdparams``), and every other binding of those
+    names in the file gives the same suffix (``sd = model.state_dict()`` ... ``sd =
+    opt.state_dict()``: the rewrite cannot tell which one a save sees). Anything else (a helper function's
     result, a class imported from elsewhere) is reported for a manual rewrite, because
     1.x chose the suffix at run time from the dict's contents (``.pdparams`` when its
     first value is a parameter): guessing would write an optimizer's state over the
@@ -146,24 +148,85 @@ def _is_legacy_layer(up, dotted: str) -> bool:
     return entry is not None and entry.kind == "class" and entry.target.startswith("paddle.nn.")
 
 
+def _origins(up) -> Dict[str, set]:
+    """name -> the origins of all its bindings in the module (``assignment_origins`` of each
+    assignment, "" for a loop, ``with ... as``, annotated or augmented assignment; cached).
+    ``_assignments`` keeps the last one only: ``sd = model.state_dict(); save_dygraph(sd,
+    p); sd = opt.state_dict(); save_dygraph(sd, p)`` must not give both saves one suffix."""
+    cached = getattr(up, "_sld_origins", None)
+    if cached is not None:
+        return cached
+    origins: Dict[str, set] = {}
+
+    def other(target):
+        for n in _bound_names(target):
+            origins.setdefault(n, set()).add("")
+
+    class V(FastVisitor):
+        def visit_Assign(self, node: cst.Assign):
+            for t in node.targets:
+                one: Dict[str, Optional[str]] = {}
+                assignment_origins(up, cst.Assign(targets=[t], value=node.value), one)
+                for n in _bound_names(t.target):
+                    origins.setdefault(n, set()).add(one.get(n) or "")
+
+        def visit_AnnAssign(self, node: cst.AnnAssign):
+            other(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign):
+            other(node.target)
+
+        def visit_For(self, node: cst.For):
+            other(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem):
+            if node.asname is not None:
+                other(node.asname.name)
+
+    up.module.visit(V())
+    up._sld_origins = origins
+    return origins
+
+
+def _bound_names(target):
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
+
+
+def _owner_suffix(up, name: str) -> Optional[str]:
+    """The suffix of ``<name>.state_dict()``: every binding of ``name`` in the module must
+    be an optimizer (``.pdopt``) or every one a layer (``.pdparams``)."""
+    found = set()
+    for origin in _origins(up).get(name) or {""}:
+        if origin.startswith("paddle.fluid.optimizer."):
+            found.add(".pdopt")
+        elif origin.startswith("local:") and origin[len("local:"):] in _layer_classes(up):
+            found.add(".pdparams")
+        elif origin and not origin.startswith(("local:", "state_dict:", "block:")) \
+                and _is_legacy_layer(up, origin):
+            found.add(".pdparams")
+        else:
+            return None
+    return found.pop() if len(found) == 1 else None
+
+
 def _suffix_for(up, state: cst.BaseExpression) -> Optional[str]:
     if isinstance(state, cst.Name):  # `sd = model.state_dict()` earlier in the module
-        origin = _assignments(up).get(state.value) or ""
-        if not origin.startswith("state_dict:"):
-            return None
-        state = cst.Call(func=cst.Attribute(value=cst.Name(origin[len("state_dict:"):]),
-                                            attr=cst.Name("state_dict")))
+        found = set()
+        for origin in _origins(up).get(state.value) or {""}:
+            if not origin.startswith("state_dict:"):
+                return None
+            found.add(_owner_suffix(up, origin[len("state_dict:"):]))
+        return found.pop() if len(found) == 1 else None
     if not (isinstance(state, cst.Call) and isinstance(state.func, cst.Attribute)
             and state.func.attr.value == "state_dict" and isinstance(state.func.value, cst.Name)):
         return None
-    origin = _assignments(up).get(state.func.value.value)
-    if not origin:
-        return None
-    if origin.startswith("paddle.fluid.optimizer."):
-        return ".pdopt"
-    if origin.startswith("local:"):
-        return ".pdparams" if origin[len("local:"):] in _layer_classes(up) else None
-    return ".pdparams" if _is_legacy_layer(up, origin) else None
+    return _owner_suffix(up, state.func.value.value)
 
 
 SUFFIXES = (".pdparams", ".pdopt")
