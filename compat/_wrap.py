@@ -79,10 +79,13 @@ def _act_table():
         "hard_sigmoid": lambda x: F.hardsigmoid(x, slope=0.2, offset=0.5),
         "hard_swish": F.hardswish, "swish": F.swish, "softplus": F.softplus,
         "softsign": F.softsign, "logsigmoid": F.log_sigmoid, "tanh_shrink": F.tanhshrink,
-        "softshrink": F.softshrink, "hard_shrink": F.hardshrink,
-        "brelu": lambda x: paddle.clip(x, 0.0, 24.0),
+        "softshrink": F.softshrink,
+        # 1.x kept only |x| > 0.5 (today's hardshrink keeps +-0.5 too)
+        "hard_shrink": lambda x: x * paddle.logical_or(x > 0.5, x < -0.5).astype(x.dtype),
+        # hardtanh, not paddle.clip: 1.x's gradient is 0 at the bounds (clip passes it)
+        "brelu": lambda x: F.hardtanh(x, 0.0, 24.0),
         "stanh": lambda x: 1.7159 * paddle.tanh(0.67 * x),
-        "soft_relu": lambda x: paddle.log(1.0 + paddle.exp(paddle.clip(x, -40.0, 40.0))),
+        "soft_relu": lambda x: paddle.log1p(paddle.exp(F.hardtanh(x, -40.0, 40.0))),
         "exp": paddle.exp, "log": paddle.log, "sqrt": paddle.sqrt, "rsqrt": paddle.rsqrt,
         "square": paddle.square, "abs": paddle.abs, "ceil": paddle.ceil,
         "floor": paddle.floor, "round": paddle.round, "cos": paddle.cos, "sin": paddle.sin,

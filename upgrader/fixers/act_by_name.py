@@ -19,7 +19,10 @@ What it does
 
     The function has one branch per 1.8 activation name that a literal ``act='<name>'``
     is rewritten for, with the same modern call (1.8's default attributes:
-    ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...).
+    ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...),
+    and one for each other 1.8 activation op a modern call reproduces with its gradient
+    (``brelu``, ``stanh``, ``soft_relu``, ``thresholded_relu``, ``softshrink``, ``selu``,
+    ``sin``, ``round``, ``rsqrt``, ...: ``EXTRA_ACTS``).
     It goes after the leading docstring, imports and ``import paddle`` (in a notebook: at
     the top of the first cell that holds other code), before any statement that runs code;
     a module that already has this very function (a second ``fix``) reuses it.
@@ -38,9 +41,10 @@ Example
     act)`` with ``_fluid_act`` defined after the imports.
 
 Fix safety
-    Safe: every name 1.8 accepted and the literal rewrite maps gives the same values
-    (checked on 1.8.5 for each branch), ``None`` gives the layer's output unchanged, and
-    any other name raises ``ValueError`` naming it (1.8 applied the op of that name; it
+    Safe: every branch gives 1.8.5's values and gradients (checked on 1.8.5 for each
+    branch, at the boundaries of the clipping ones), ``None`` gives the layer's output
+    unchanged, and any other name (``hard_shrink``: 1.8 zeroed ``|x| == 0.5``, today's
+    ``hardshrink`` keeps it) raises ``ValueError`` naming it (1.8 applied the op of that name; it
     is never silently left out or approximated). The argument is evaluated after the
     layer instead of before it, so only names and attribute chains are accepted: any
     other expression stays manual, as do the layer classes (``Conv2D(act=act)``: the
@@ -71,8 +75,32 @@ def template(act_src: str) -> Optional[str]:
     return HELPER + "({call}, " + src + ")"
 
 
+#: 1.8 activation ops that a literal ``act`` is not rewritten for (rulebook.ACT_TARGETS) but
+#: whose 1.8 defaults a modern call reproduces, values and gradients (checked on 1.8.5 by
+#: program static_act_by_name). Not here: hard_shrink (1.8 zeroed |x| == threshold, today's
+#: hardshrink keeps it), ops 1.8 lacked (cosh, sinh, silu, ...).
+EXTRA_ACTS = {
+    "brelu": "paddle.nn.functional.hardtanh({call}, min=0.0, max=24.0)",
+    "stanh": "paddle.stanh({call}, scale_a=0.67, scale_b=1.7159)",
+    "thresholded_relu": "paddle.nn.functional.thresholded_relu({call}, threshold=1.0)",
+    "softshrink": "paddle.nn.functional.softshrink({call}, threshold=0.5)",
+    "tanh_shrink": "paddle.nn.functional.tanhshrink({call})",
+    "selu": "paddle.nn.functional.selu({call})",
+    "soft_relu": "paddle.log1p(paddle.exp(paddle.nn.functional.hardtanh({call}, min=-40.0, max=40.0)))",
+    "sin": "paddle.sin({call})",
+    "cos": "paddle.cos({call})",
+    "atan": "paddle.atan({call})",
+    "ceil": "paddle.ceil({call})",
+    "floor": "paddle.floor({call})",
+    "round": "paddle.round({call})",
+    "reciprocal": "paddle.reciprocal({call})",
+    "rsqrt": "paddle.rsqrt({call})",
+}
+
+
 def helper_source() -> str:
-    """The module function, one branch per name of ``rulebook.ACT_TARGETS``."""
+    """The module function: one branch per name of ``rulebook.ACT_TARGETS``, then
+    ``EXTRA_ACTS``."""
     from upgrader.rulebook import ACT_TARGETS
     lines = [
         f"def {HELPER}(x, act):",
@@ -80,7 +108,9 @@ def helper_source() -> str:
         "    if act is None:",
         "        return x",
     ]
-    for name, tmpl in ACT_TARGETS.items():
+    acts = dict(ACT_TARGETS)
+    acts.update((k, v) for k, v in EXTRA_ACTS.items() if k not in acts)
+    for name, tmpl in acts.items():
         lines.append(f"    if act == {name!r}:")
         lines.append("        return " + tmpl.replace("{call}", "x"))
     lines.append("    raise ValueError('act=%r: no automatic counterpart of this 1.8 "
