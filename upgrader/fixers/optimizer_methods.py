@@ -738,6 +738,12 @@ def _tied_calls(up) -> dict:
                 continue  # a function counts where it is called; a block builds another program
             if t in _LOOPS:
                 m = 2
+            if t is ast.If:  # one branch runs: the larger count of the two
+                todo.append((n.test, m))
+                a, b = counts(n.body, skip_guards, stack), counts(n.orelse, skip_guards, stack)
+                for name in set(a) | set(b):
+                    out[name] = out.get(name, 0) + max(a.get(name, 0), b.get(name, 0)) * m
+                continue
             if t is ast.Call:
                 for name in _literal_names(n):
                     out[name] = out.get(name, 0) + m
