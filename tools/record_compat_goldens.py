@@ -277,6 +277,34 @@ def f():
 out = dy(f)
 model = {0: X * (1 - 0.4), 1: X, 2: X * (1 - 0.4)}
 '''),
+    ("dropout_dygraph_tracer_mode", '''
+# 1.8's dygraph layers.dropout ignored is_test and followed the tracer's train mode: any
+# Layer.eval()/train() switched it, no_grad() turned it off, a new guard() started in train
+# mode (p=1.0 upscale_in_train: zeros in train mode, x at inference)
+X = rng.uniform(0.5, 1, size=(2, 3)).astype('float32')
+def drop(x):
+    return fluid.layers.dropout(x, 1.0, is_test=False, dropout_implementation='upscale_in_train')
+class DropNet(fluid.dygraph.Layer):
+    def forward(self, x):
+        return drop(x)
+res = []
+with fluid.dygraph.guard():
+    x = fluid.dygraph.to_variable(X)
+    net = DropNet()
+    res.append(fluid.layers.dropout(x, 1.0, is_test=True, dropout_implementation='upscale_in_train').numpy())
+    net.eval()
+    res.append(net(x).numpy())
+    res.append(drop(x).numpy())
+    net.train()
+    with fluid.dygraph.no_grad():
+        res.append(drop(x).numpy())
+    res.append(drop(x).numpy())
+    net.eval()
+with fluid.dygraph.guard():
+    res.append(drop(fluid.dygraph.to_variable(X)).numpy())
+out = res
+model = {0: X * 0, 1: X, 2: X, 3: X, 4: X * 0, 5: X * 0}
+'''),
     ("fc_act_static", '''
 X = rng.uniform(-1, 1, size=(4, 2, 3)).astype('float32')
 W = rng.uniform(-1, 1, size=(6, 5)).astype('float32')
@@ -1240,6 +1268,19 @@ def f():
     t = fluid.layers.reduce_sum(r * r) + fluid.layers.reduce_max(x) * 5.0
     t.backward()
     return [r, t, x.gradient()]
+out = out + dy(f)
+'''),
+    ("cumsum_int32_dtype", '''
+I = np.array([[1, 2, 3], [-4, 5, 6]], 'int32')
+def build():
+    i = fluid.data('i', [2, 3], 'int32')
+    L = fluid.layers
+    return [L.cumsum(i, axis=1), L.cumsum(i, axis=0, exclusive=True), L.cumsum(i, reverse=True),
+            L.cumsum(L.cast(i, 'int64'), axis=1)]
+out = static_run(build, {'i': I})
+def f():
+    i = fluid.dygraph.to_variable(I)
+    return [fluid.layers.cumsum(i, axis=1), fluid.layers.cumsum(i, exclusive=True, reverse=True)]
 out = out + dy(f)
 '''),
     ("losses_without_counterpart_dygraph", '''

@@ -30,15 +30,24 @@ def guard(place=None):
     was_dynamic = paddle.in_dynamic_mode()
     prev_device = paddle.get_device()
     mode_state.explicit_dygraph += 1
+    tracer, train = None, True
     try:
         if not was_dynamic:
             paddle.disable_static()
+        # 1.x: a new tracer, in train mode (Layer.eval() before the block does not reach
+        # into it; layers.dropout follows that mode), the previous one back afterwards
+        tracer = paddle.base.framework._dygraph_tracer()
+        if tracer is not None:
+            train = tracer._train_mode
+            tracer.train_mode()
         if place is not None:
             device.use_place(place)
         with unique_name.guard():
             yield
     finally:
         mode_state.explicit_dygraph -= 1
+        if tracer is not None:
+            tracer._train_mode = train
         if not was_dynamic:
             paddle.enable_static()
         if paddle.get_device() != prev_device:

@@ -551,6 +551,28 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     return _rule_reshape(x, shape, act=act, inplace=inplace, name=name)
 
 
+_rule_dropout = None
+
+
+@legacy("paddle.fluid.layers.dropout", "paddle.fluid.layers.nn.dropout", warn=False)  # the rule-built function warns
+def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+            dropout_implementation="downgrade_in_infer"):
+    """The rule database's dropout; in dygraph 1.8 ignored is_test and followed the tracer's
+    train mode: Layer.train()/eval() of any layer switched it, no_grad() and eval() turned
+    it off, a new dygraph.guard() started in train mode (checked on 1.8.5)."""
+    global _rule_dropout
+    if _rule_dropout is None:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.dropout")
+        _rule_dropout = _wrap._make_function(e, _wrap.resolve(e.target))
+    if paddle.in_dynamic_mode():
+        tracer = paddle.base.framework._dygraph_tracer()
+        train = getattr(tracer, "_train_mode", True) if tracer is not None else True
+        is_test = not (train and paddle.is_grad_enabled())
+    return _rule_dropout(x, dropout_prob, is_test=is_test, seed=seed, name=name,
+                         dropout_implementation=dropout_implementation)
+
+
 def _constant_copy(v):
     """v's value without a gradient path: detach() in dygraph; a stop_gradient copy in a
     PIR program (a detach there shares v's buffer, which 3.3.1 read back as zeros once
