@@ -16,11 +16,13 @@ from compat._runtime import legacy
 def cumsum(x, axis=None, exclusive=None, reverse=None):
     """1.x: ``axis=None`` is the last axis; ``reverse`` sums from the end; ``exclusive``
     leaves each element out of its own sum (the inclusive sum shifted by one, zeros first,
-    which adds in the order 1.x's kernel did)."""
+    which adds in the order 1.x's kernel did); int32 stays int32 as in 1.x."""
     axis = -1 if axis is None else axis
     if reverse:
         x = paddle.flip(x, axis=[axis])
     out = paddle.cumsum(x, axis=axis)
+    if x.dtype == paddle.int32 and out.dtype != paddle.int32:
+        out = paddle.cast(out, paddle.int32)  # 1.x summed int32 in int32; today's gives int64
     if exclusive:
         out = paddle.concat([paddle.zeros_like(paddle.slice(x, axes=[axis], starts=[0], ends=[1])),
                              paddle.slice(out, axes=[axis], starts=[0], ends=[-1])], axis=axis)
