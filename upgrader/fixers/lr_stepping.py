@@ -865,6 +865,11 @@ class _StaticDecision(Decision):
         self.outer = None             # piecewise_decay: the warmup decision wrapping it
 
 
+def _dygraph_only(up) -> bool:
+    from upgrader.fixers.static_dropout import dygraph_only
+    return dygraph_only(up)
+
+
 def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int):
     """Can the decay Variable be a scheduler stepped after each run of its program?"""
     name = v.target_of.get(id(call))
@@ -881,9 +886,12 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             d.outer, d.status = outer, "wrapped"
             d.program, d.fluid_scope = outer.program, outer.fluid_scope
             return d
-    if where.dygraph:
-        return d.fail("called in dygraph mode (a dygraph decay, stepped by minimize()): "
-                      "migrate by hand")
+    if where.dygraph or (where.guard is None and _dygraph_only(up)):
+        # also outside a guard block in a module with dynamic-mode code only (a function
+        # called in a guard, or a module after fix removed its guards)
+        return d.fail("called in dygraph mode, where 1.8 returned a dygraph decay object "
+                      "that every minimize() advanced: build the paddle.optimizer.lr scheduler "
+                      "and call its step() after each minimize()")
     hoist = None
     if name is None and id(call) in v.inline_lr and scope not in v.lambdas:
         ocall = v.inline_lr[id(call)]
