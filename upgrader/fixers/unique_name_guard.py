@@ -2,8 +2,10 @@
 
 What it does
     Rewrites ``fluid.unique_name.guard()`` to ``paddle.utils.unique_name.guard()`` as its
-    rule says, except in a module that opens the guard more than once and builds
-    ``fluid.layers.fc`` layers: there the rewrite is unsafe (``--unsafe-fixes``).
+    rule says, except in a module that opens the guard more than once (two guards, or one
+    in a loop or in a function called more than once, such as the 1.8 models'
+    ``build_program(is_train, ...)`` called for the training and the evaluation program)
+    and builds ``fluid.layers.fc`` layers: there the rewrite is unsafe (``--unsafe-fixes``).
 
 Why is this bad?
     A common 1.8 pattern builds the training and the evaluation program each inside its
@@ -26,10 +28,13 @@ Fix safety
 """
 from __future__ import annotations
 
+import ast
 import copy
 import re
 
 import libcst as cst
+
+from upgrader import untouched
 
 CODE = "PU103"
 STRUCTURAL = ("unique-name-guard",)
@@ -40,7 +45,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         use = copy.copy(entry)
         use.safety = "unsafe"
         use.code = CODE
-        use.note = ("this module opens unique_name.guard() more than once and builds "
+        use.note = ("this module opens unique_name.guard() more than once (or in a function "
+                    "called more than once, or in a loop) and builds "
                     "layers.fc: on Paddle 3 (PIR) paddle.static.nn.fc numbers its parameters "
                     "with a counter the guard does not reset, so programs built in separate "
                     "guards no longer share fc weights by name (the second gets fc_1.w_0): "
@@ -53,6 +59,58 @@ def _shares_fc_names(up) -> bool:
     got = up.__dict__.get("_fc_guards")
     if got is None:
         src = up.source
-        got = up._fc_guards = (len(re.findall(r"\bunique_name\s*\.\s*guard\s*\(", src)) > 1
-                               and re.search(r"\bfc\s*\(", src) is not None)
+        guards = len(re.findall(r"\bunique_name\s*\.\s*guard\s*\(", src))
+        got = up._fc_guards = (guards > 0 and re.search(r"\bfc\s*\(", src) is not None
+                               and (guards > 1 or _guard_runs_again(src)))
     return got
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _guard_runs_again(src: str) -> bool:
+    """The one ``unique_name.guard()`` of the module may be opened more than once: it sits
+    in a loop, or in a function called more than once or in a loop (the 1.8 models'
+    ``build_program(is_train, main_prog, startup_prog)`` called for the training and the
+    evaluation program)."""
+    try:
+        tree = untouched.parse(src)
+    except SyntaxError:
+        return False
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+
+    def in_loop_or_function(node):
+        """(inside a loop, name of the innermost enclosing function or None)."""
+        loop = False
+        while node in parents:
+            node = parents[node]
+            if isinstance(node, _LOOPS):
+                loop = True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return loop, node.name
+        return loop, None
+
+    def runs_again(name, seen):
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+            isinstance(n.func, ast.Name) and n.func.id == name
+            or isinstance(n.func, ast.Attribute) and n.func.attr == name)]
+        if len(calls) > 1:
+            return True
+        for c in calls:
+            loop, outer = in_loop_or_function(c)
+            if loop or (outer and outer not in seen and runs_again(outer, seen | {outer})):
+                return True
+        return False
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With) and any(
+                isinstance(i.context_expr, ast.Call) and isinstance(i.context_expr.func, ast.Attribute)
+                and i.context_expr.func.attr == "guard" and "unique_name" in ast.dump(i.context_expr.func)
+                for i in node.items):
+            loop, fn = in_loop_or_function(node)
+            if loop or (fn is not None and runs_again(fn, {fn})):
+                return True
+    return False
