@@ -1020,6 +1020,9 @@ class Upgrader(FastTransformer):
     def leave_Name(self, original, updated):
         return self.ref_decisions.get(id(original), updated)
 
+    def leave_Subscript(self, original, updated):
+        return fixers.index_as_slice.leave_subscript(self, original, updated)
+
 
 def todo_text(code: str, message: str, explain: str) -> str:
     """A one-line TODO: the code, the first sentence of the message, where to read more

@@ -37,7 +37,7 @@ ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator",
-              "target_static_only"}
+              "target_static_only", "index_as_slice"}
 
 
 class RuleError(ValueError):
@@ -105,6 +105,8 @@ class Entry:
     # the target raises in dynamic mode (static graphs only) where the legacy call also ran
     # in dygraph mode: such a call inside a dygraph.guard() block is manual
     target_static_only: bool = False
+    # an integer index of the result, <call>[i], becomes [i:i+1] (1.8 kept shape [1])
+    index_as_slice: bool = False
 
     @property
     def short(self) -> str:
@@ -195,7 +197,7 @@ def _entry(file: str, name: str, raw: Dict[str, Any]) -> Entry:
     e = Entry(name=name, file=file)
     for key in ("kind", "signature", "target", "safety", "mode", "note", "why", "wrap",
                 "rename_only", "structural", "example", "doc_example",
-                "numeric_tolerance", "returns", "decorator", "target_static_only"):
+                "numeric_tolerance", "returns", "decorator", "target_static_only", "index_as_slice"):
         if key in raw:
             setattr(e, key, raw[key])
     e.aliases = list(raw.get("aliases", []))

@@ -10,7 +10,10 @@ division operators of ``paddle.Tensor`` (dygraph) and ``paddle.pir.Value`` (stat
 programs) follow 1.x for integer left operands; ``fluid.layers.elementwise_div``,
 ``elementwise_floordiv`` and ``elementwise_mod`` on integers likewise (nn.py). Paddle's
 own modules keep today's operators. A right operand tensor of another dtype is cast to
-the left one's for these operators (1.x; a static program today refuses float / int). Everything else comes from the rule database.
+the left one's for these operators (1.x; a static program today refuses float / int).
+Indexing (``__getitem__``) gives shape [1] where today's result is 0-D (``v[0]`` of a 1-D
+tensor, ``fluid.layers.shape(x)[0]``): 1.x had no 0-D tensors (checked on 1.8.5 in both
+modes). Everything else comes from the rule database.
 """
 from __future__ import annotations
 
@@ -72,6 +75,19 @@ def _patched(orig, fn, reverse=False):
     return op
 
 
+def _getitem_patched(orig):
+    def getitem(self, index):
+        out = orig(self, index)
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("paddle."):
+            return out
+        if _is_tensor(out) and len(out.shape) == 0 and len(self.shape) > 0:
+            return paddle.reshape(out, [1])  # 1.x had no 0-D tensors: v[0] gave shape [1]
+        return out
+    getitem.__name__ = "__getitem__"
+    getitem.__doc__ = getattr(orig, "__doc__", None)
+    return getitem
+
+
 _OPS = (("__truediv__", trunc_div, False), ("__div__", trunc_div, False),
         ("__rtruediv__", trunc_div, True), ("__rdiv__", trunc_div, True),
         ("__floordiv__", trunc_div, False), ("__mod__", trunc_mod, False))
@@ -88,6 +104,7 @@ def install() -> None:
             orig = getattr(cls, name, None)
             if orig is not None:
                 setattr(cls, name, _patched(orig, fn, reverse))
+        setattr(cls, "__getitem__", _getitem_patched(cls.__getitem__))
 
 
 install()

@@ -34,6 +34,25 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     return out
 
 
+_rule_concat = None
+
+
+@legacy("paddle.fluid.layers.concat", "paddle.fluid.layers.tensor.concat", warn=False)
+def concat(input, axis=0, name=None):
+    """The rule database's concat, with 0-D inputs taken as shape [1]: 1.x had no 0-D
+    tensors, so such an input comes from today's indexing (``fluid.layers.shape(x)[0]``
+    gave shape [1] in 1.8, a 0-D tensor today), and concatenating it raised on 3.3.1."""
+    global _rule_concat
+    if _rule_concat is None:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.concat")
+        _rule_concat = _wrap._make_function(e, _wrap.resolve(e.target))
+    if isinstance(input, (list, tuple)):
+        input = [paddle.reshape(v, [1]) if hasattr(v, "shape") and len(v.shape) == 0 else v
+                 for v in input]
+    return _rule_concat(input, axis=axis, name=name)
+
+
 @_t("argsort", replacement="paddle.sort + paddle.argsort")
 def argsort(input, axis=-1, descending=False, name=None):
     """1.x returned ``(sorted values, indices)``."""
