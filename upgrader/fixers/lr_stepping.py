@@ -898,7 +898,10 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         hoist = v.stmt_of.get(id(v.chained.get(id(ocall), ocall)))
         if hoist is not None:
             name = d.name = _fresh_name(up)
-            sched, advance = name, advance.replace("`lr.step()`", f"`{name}.step()`")
+            # a failure below leaves the decay inline: the follow-up must bind it first
+            sched = name
+            advance = (f"bind it to a name before the optimizer's statement (`{name} = ...`), "
+                       f"then call `{name}.step()` after each exe.run() of the training program")
     if name is None:
         if scope in v.lambdas:
             return d.fail(f"built in a lambda, so the optimizer and the runs it drives cannot "
