@@ -304,17 +304,31 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
     scopes.append(module)
     walk(tree, module, False)
     all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
-    minimized = [line for line, attr in calls_per_line if attr == "minimize"] if lr_schedule else []
-    increments = [line for line, attr in calls_per_line if attr == "increment"] if counters else []
     for scope in scopes:
         for stmt, in_loop in scope.clones:
-            if minimized and min(minimized) < stmt.value.lineno:
+            # what ran before the clone in its own function (or module code): a minimize of
+            # the cloned program, an increment of a counter
+            before = {attr for line, attr in _calls_in(scope.node or tree) if line < stmt.value.lineno}
+            if lr_schedule and "minimize" in before:
                 plan.manual[stmt.value.lineno] = AFTER_MINIMIZE
                 continue
-            if increments and min(increments) < stmt.value.lineno:
+            if counters and "increment" in before:
                 plan.manual[stmt.value.lineno] = COUNTER
                 continue
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
+
+
+def _calls_in(node):
+    """(line, method name) of the ``<x>.<method>(...)`` calls in ``node``'s own code (not in
+    the functions or classes it defines)."""
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            yield n.lineno, n.func.attr
+        todo.extend(ast.iter_child_nodes(n))
 
 
 def _defaults(fn) -> list:
