@@ -305,6 +305,32 @@ with fluid.dygraph.guard():
 out = res
 model = {0: X * 0, 1: X, 2: X, 3: X, 4: X * 0, 5: X * 0}
 '''),
+    ("dygraph_eval_mode_records_no_grad", '''
+# 1.8's Layer.eval() put the dygraph tracer in eval mode, which recorded no gradients for
+# any layer until some layer's train() (or a new guard()): minimize() then left the weights
+X = rng.uniform(-1, 1, size=(2, 3)).astype('float32')
+res = []
+with fluid.dygraph.guard():
+    fc = fluid.dygraph.Linear(3, 2, param_attr=const(0.5), bias_attr=const(0.1))
+    opt = fluid.optimizer.SGD(learning_rate=0.5, parameter_list=fc.parameters())
+    x = fluid.dygraph.to_variable(X)
+    def step():
+        loss = fluid.layers.reduce_sum(fluid.layers.square(fc(x)))
+        res.append(np.array([loss.stop_gradient], 'int64'))
+        loss.backward()
+        opt.minimize(loss)
+        fc.clear_gradients()
+        res.append(fc.weight.numpy().copy())
+    step()
+    fc.eval()
+    step()
+    fluid.dygraph.Linear(3, 2).train()
+    step()
+    fc.eval()
+with fluid.dygraph.guard():
+    step()
+out = res
+'''),
     ("fc_act_static", '''
 X = rng.uniform(-1, 1, size=(4, 2, 3)).astype('float32')
 W = rng.uniform(-1, 1, size=(6, 5)).astype('float32')

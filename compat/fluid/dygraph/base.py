@@ -38,7 +38,7 @@ def guard(place=None):
         # into it; layers.dropout follows that mode), the previous one back afterwards
         tracer = paddle.base.framework._dygraph_tracer()
         if tracer is not None:
-            train = tracer._train_mode
+            train = (tracer._train_mode, tracer._has_grad)
             tracer.train_mode()
         if place is not None:
             device.use_place(place)
@@ -47,7 +47,7 @@ def guard(place=None):
     finally:
         mode_state.explicit_dygraph -= 1
         if tracer is not None:
-            tracer._train_mode = train
+            tracer._train_mode, tracer._has_grad = train
         if not was_dynamic:
             paddle.enable_static()
         if paddle.get_device() != prev_device:
@@ -217,6 +217,22 @@ def _backward(self, grad_tensor=None, retain_graph=False, *args, **kwargs):
     return _orig_backward(self, grad_tensor, retain_graph, *args, **kwargs)
 
 
+def _tracer_train_mode(self):
+    """1.x's tracer had one flag for Layer.train()/eval() and no_grad(): eval mode recorded
+    no gradients for any layer until a train() call (checked on 1.8.5: after
+    layer.eval(), loss.stop_gradient was True and minimize() left the weights alone)."""
+    self._train_mode = True
+    self._has_grad = True
+
+
+def _tracer_eval_mode(self):
+    self._train_mode = False
+    self._has_grad = False
+
+
+_Tracer = paddle.base.dygraph.tracer.Tracer
+
+
 _Param = paddle.base.framework.EagerParamBase
 _orig_param_init = _Param.__init__
 _orig_clear_gradient = paddle.Tensor.clear_gradient
@@ -246,5 +262,7 @@ if getattr(paddle.Tensor.backward, "__name__", "") != "_backward":
     paddle.Tensor.backward = _backward
     _Param.__init__ = _param_init
     _Param.clear_gradient = _param_clear_gradient
+    _Tracer.train_mode = _tracer_train_mode
+    _Tracer.eval_mode = _tracer_eval_mode
 
 _lazy.attach(globals())
