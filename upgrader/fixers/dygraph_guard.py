@@ -24,13 +24,21 @@ Fix safety
     static mode, where ``no_grad()`` had no effect; checked on 1.8.5). A block that calls a static-graph-only layer
     (``layers.fc``, ``layers.data``, ``layers.Print``: 1.8 ran them in dygraph mode too,
     their 3.x targets raise in dynamic mode) is kept, with those calls, for a person
-    (otherwise a second fix would rewrite them out of the block).
+    (otherwise a second fix would rewrite them out of the block). 1.8's guard also opened
+    a fresh ``unique_name`` namespace with its own record of parameter names: where the
+    block may run more than once (in a function or a loop, or the module has several
+    guard blocks) and the module names a parameter (``ParamAttr(name=...)``), the body
+    stays in ``with paddle.utils.unique_name.guard():`` (3.3.1 raised ValueError 'parameter
+    name [w] have be been used' when a second call built the named layer again; checked
+    against 1.8.5).
 """
 from __future__ import annotations
 
 from typing import List
 
 import libcst as cst
+
+from upgrader.names import FastVisitor
 
 CODE = "PU201"
 GUARDS = ("paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.base.guard")
@@ -114,6 +122,11 @@ def rewrite(up, original: cst.With, updated: cst.With):
     if bound is not None:
         # 1.8's guard() is a generator context manager that yields nothing: `as g` bound None
         prefix.append(cst.parse_statement("%s = None\n" % bound))
+    if _fresh_names(up):
+        # 1.8's guard also opened a unique_name namespace with its own record of parameter
+        # names: keep it where the block may run twice and names its parameters
+        stmts = [cst.With(items=[cst.WithItem(item=cst.parse_expression(
+            "paddle.utils.unique_name.guard()"))], body=cst.IndentedBlock(body=stmts))]
     mixed = up.facts.static_outside_guard
     if mixed:
         # a static program: dynamic mode for this block only, restored even on error
@@ -132,6 +145,48 @@ def rewrite(up, original: cst.With, updated: cst.With):
 
 
 STRUCTURAL = ("dygraph-guard",)
+PARAM_ATTRS = ("paddle.fluid.ParamAttr", "paddle.fluid.param_attr.ParamAttr",
+               "paddle.fluid.WeightNormParamAttr", "paddle.fluid.param_attr.WeightNormParamAttr")
+
+
+def _fresh_names(up) -> bool:
+    """The guard block being rewritten may run more than once (in a function or a loop, or
+    the module has several guard blocks) and the module gives a parameter its name
+    (``ParamAttr(name=...)``): 1.8's guard() gave each run a fresh ``unique_name``
+    namespace and parameter-name record, so building the same named parameter again was
+    fine; without it, 3.3.1 raises ValueError ('parameter name [w] have be been used')."""
+    again = any(isinstance(st, (cst.FunctionDef, cst.For, cst.While))
+                for st, _ in up.stmt_stack[:-1]) or _module_scan(up)[0] > 1
+    return again and _module_scan(up)[1]
+
+
+def _module_scan(up):
+    """(number of guard blocks, whether a ParamAttr is given a name) of the module."""
+    cached = getattr(up, "_guard_scan", None)
+    if cached is not None:
+        return cached
+    found = [0, False]
+
+    class V(FastVisitor):
+        def visit_With(self, node: cst.With):
+            if node.items and _is_guard_item(up, node.items[0]):
+                found[0] += 1
+
+        def visit_Call(self, node: cst.Call):
+            if not found[1] and up.resolve_dotted(node.func) in PARAM_ATTRS and any(
+                    (a.keyword is None and i == 0 and a.star == "") or
+                    (a.keyword is not None and a.keyword.value == "name") for i, a in enumerate(node.args)):
+                v = node.args[0].value if node.args[0].keyword is None else next(
+                    a.value for a in node.args if a.keyword is not None and a.keyword.value == "name")
+                if not (isinstance(v, cst.Name) and v.value == "None"):
+                    found[1] = True
+
+    if "ParamAttr" in up.source:
+        up.module.visit(V())
+    else:
+        found[0] = up.source.count("guard(")
+    up._guard_scan = tuple(found)
+    return up._guard_scan
 
 
 def _multi_items(up) -> set:
