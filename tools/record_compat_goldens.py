@@ -1309,6 +1309,39 @@ def f():
     return [fluid.layers.cumsum(i, axis=1), fluid.layers.cumsum(i, exclusive=True, reverse=True)]
 out = out + dy(f)
 '''),
+    ("clone_for_test_lr_decay_static", '''
+X = (np.arange(24, dtype='float32').reshape(8, 3) / 10.0)
+Y = np.linspace(-1, 1, 8).astype('float32').reshape(8, 1)
+def run(clone_first):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        with fluid.unique_name.guard():
+            x = fluid.data('x', [None, 3], 'float32')
+            y = fluid.data('y', [None, 1], 'float32')
+            h = fluid.layers.batch_norm(fluid.layers.fc(x, 4, act='relu', param_attr=fluid.ParamAttr(
+                initializer=fluid.initializer.Constant(0.2))))
+            pred = fluid.layers.fc(h, 1, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(-0.1)))
+            loss = fluid.layers.mean(fluid.layers.square_error_cost(pred, y))
+            lr = fluid.layers.exponential_decay(0.1, decay_steps=1, decay_rate=0.5, staircase=True)
+            sgd = fluid.optimizer.SGD(lr)
+            if clone_first:   # the decay's step counter is in the evaluation program
+                test_prog = main.clone(for_test=True)
+                sgd.minimize(loss)
+            else:             # backward pruned, with the decay's ops
+                sgd.minimize(loss)
+                test_prog = main.clone(for_test=True)
+    scope = fluid.Scope()
+    res = []
+    with fluid.scope_guard(scope):
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        for i in range(3):
+            res.append(exe.run(main, feed={'x': X, 'y': Y}, fetch_list=[loss])[0])
+            for _ in range(2):
+                res.append(exe.run(test_prog, feed={'x': X, 'y': Y}, fetch_list=[loss])[0])
+    return np.concatenate([np.asarray(r).ravel() for r in res])
+out = [run(True), run(False)]
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

@@ -157,6 +157,10 @@ def _clone(self, *args, **kwargs):
     new = _orig_clone(self, mapping)
     new._compat_source = self
     new._compat_mapping = mapping
+    # before any backward (1.x pruned nothing then) the clone keeps the step counters of
+    # the learning-rate decays built so far: its runs advance them (learning_rate_scheduler)
+    decays = getattr(self, "_compat_decays", None)
+    new._compat_advance = list(decays) if decays and getattr(self, "_compat_forward_ops", None) is None else []
     if for_test:
         fwd = getattr(self, "_compat_forward_ops", None)
         if fwd is not None:
@@ -170,6 +174,12 @@ def _clone(self, *args, **kwargs):
                             new_block.remove_op(op)
                         except Exception:
                             pass
+            # no optimizer ops left: the training program's learning-rate schedule (copied
+            # with the program's attributes) has no variable here (3.3.1's executor raised
+            # "The type of value is nullptr" at the first run), and 1.8.5's evaluation runs
+            # did not advance it
+            for attr in ("lr_scheduler", "lr_var", "lr_name"):
+                new.__dict__.pop(attr, None)
         new.set_is_test_attr()
     try:
         new.random_seed = self.random_seed

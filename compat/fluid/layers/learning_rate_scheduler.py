@@ -472,6 +472,14 @@ def _new(cls, *args, **kwargs):
 
 def _static_or(obj):
     obj._static = not paddle.in_dynamic_mode()
+    if obj._static:
+        # 1.x built the decay's step counter into the current main program: a clone of it
+        # made before minimize kept the increment (see after_run)
+        program = paddle.static.default_main_program()
+        made = getattr(program, "_compat_decays", None)
+        if made is None:
+            made = program._compat_decays = []
+        made.append(obj)
     return obj
 
 
@@ -534,6 +542,12 @@ def after_run(program) -> None:
     sched = getattr(program, "lr_scheduler", None)
     if isinstance(sched, LegacyDecay) and sched._static:
         sched.advance()
+    # a clone made before minimize (1.8.5's clone(for_test=True) pruned nothing then) kept
+    # the step-counter increment of the decays built before it: each of its runs advanced
+    # them too (checked on 1.8.5: the counter went 2, 5, 8 with two evaluation runs per step)
+    for decay in getattr(program, "_compat_advance", ()):
+        if decay is not sched and decay._static:
+            decay.advance()
 
 
 def lr_value_for(decay, program):
