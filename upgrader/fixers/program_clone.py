@@ -57,9 +57,10 @@ Fix safety
     none, when the clone is inside a loop, or when ``test_program`` is read in another
     function other than such a helper. Manual too when the clone follows a ``minimize`` in a
     module with a learning-rate schedule (the evaluation program keeps the LRScheduler but
-    not its variable: 3.3.1 raises at its first run), or a ``layers.increment`` in a module
-    with ``create_global_var`` (1.8's evaluation runs advanced the counter). The decision is made for the whole module before
-    the rewrite (an ``ast`` pass): the runs of a clone lose ``fetch_list`` only when its
+    not its variable: 3.3.1 raises at its first run), a ``layers.increment`` in a module
+    with ``create_global_var`` (1.8's evaluation runs advanced the counter), or a
+    ``layers.*_decay`` before it in its function (1.8's evaluation runs advanced the
+    schedule). The decision is made for the whole module before the rewrite (an ``ast`` pass): the runs of a clone lose ``fetch_list`` only when its
     clone is rewritten (``# noqa: PU208`` on the clone keeps both).
 """
 from __future__ import annotations
@@ -257,6 +258,18 @@ COUNTER = ("`clone(for_test=True)` of a program that increments a global variabl
            "evaluation runs (or increment it by hand after each run), then normalize_program")
 
 
+_DECAYS = {"exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
+           "piecewise_decay", "cosine_decay", "noam_decay", "linear_lr_warmup"}
+DECAY_BEFORE = ("`clone(for_test=True)` made after a layers.*_decay and before minimize: 1.8's "
+                "clone pruned nothing then, so the evaluation program kept the decay's step "
+                "counter and each evaluation run advanced the learning-rate schedule too "
+                "(checked on 1.8.5: counter 2, 5, 8 with two evaluation runs per training run), "
+                "while paddle.static.normalize_program's program does not touch the scheduler: "
+                "call lr.step() after each evaluation run as well to keep 1.8's schedule (or "
+                "build the decay after the clone, as most 1.8 programs did), then "
+                "normalize_program")
+
+
 def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: bool = False) -> None:
     scopes: List[_Scope] = []
     parents: Dict[int, ast.AST] = {}
@@ -315,6 +328,9 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
             if counters and "increment" in before:
                 plan.manual[stmt.value.lineno] = COUNTER
                 continue
+            if before & _DECAYS:
+                plan.manual[stmt.value.lineno] = DECAY_BEFORE
+                continue
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
 
 
@@ -326,8 +342,12 @@ def _calls_in(node):
         n = todo.pop()
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-            yield n.lineno, n.func.attr
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
+            yield n.lineno, n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
+            f = n.func.value if isinstance(n.func, ast.Attribute) else None
+            if isinstance(f, ast.Attribute) and f.attr == "lr" and isinstance(f.value, ast.Attribute) \
+                    and f.value.attr == "optimizer":
+                yield n.lineno, "linear_lr_warmup"  # paddle.optimizer.lr.<Scheduler>(...): what fix made of a decay
         todo.extend(ast.iter_child_nodes(n))
 
 
