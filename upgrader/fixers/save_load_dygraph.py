@@ -148,6 +148,13 @@ def _is_legacy_layer(up, dotted: str) -> bool:
     return entry is not None and entry.kind == "class" and entry.target.startswith("paddle.nn.")
 
 
+def _is_data_parallel(up, dotted: str) -> bool:
+    """``fluid.dygraph.DataParallel(layer, strategy)``: its 1.8 state_dict() is the wrapped
+    layer's parameters (so save_dygraph picked .pdparams), as today's."""
+    entry = up.rules.lookup(dotted)
+    return entry is not None and entry.name == "paddle.fluid.dygraph.DataParallel"
+
+
 def _origins(up) -> Dict[str, set]:
     """name -> the origins of all its bindings in the module (``assignment_origins`` of each
     assignment, "" for a loop, ``with ... as``, annotated or augmented assignment; cached).
@@ -208,7 +215,7 @@ def _owner_suffix(up, name: str) -> Optional[str]:
         elif origin.startswith("local:") and origin[len("local:"):] in _layer_classes(up):
             found.add(".pdparams")
         elif origin and not origin.startswith(("local:", "state_dict:", "block:")) \
-                and _is_legacy_layer(up, origin):
+                and (_is_legacy_layer(up, origin) or _is_data_parallel(up, origin)):
             found.add(".pdparams")
         else:
             return None
