@@ -27,10 +27,12 @@ Fix safety
     (otherwise a second fix would rewrite them out of the block). 1.8's guard also opened
     a fresh ``unique_name`` namespace with its own record of parameter names: where the
     block may run more than once (in a function or a loop, or the module has several
-    guard blocks) and the module names a parameter (``ParamAttr(name=...)``), the body
-    stays in ``with paddle.utils.unique_name.guard():`` (3.3.1 raised ValueError 'parameter
-    name [w] have be been used' when a second call built the named layer again; checked
-    against 1.8.5).
+    guard blocks) and the module names a parameter (``ParamAttr(name=...)``) or restores
+    a state dict (``load_dygraph``, ``set_dict``: optimizer states are keyed by parameter
+    names), the body stays in ``with paddle.utils.unique_name.guard():`` (3.3.1 raised
+    ValueError 'parameter name [w] have be been used' when a second call built the named
+    layer again, and 'Optimizer set error, linear_1.w_0_moment1_0 should in state dict'
+    when a second guard resumed from the first's checkpoint; checked against 1.8.5).
 """
 from __future__ import annotations
 
@@ -145,6 +147,7 @@ def rewrite(up, original: cst.With, updated: cst.With):
 
 
 STRUCTURAL = ("dygraph-guard",)
+_BY_NAME = ("load_dygraph", ".set_dict(", ".set_state_dict(", ".load_dict(")
 PARAM_ATTRS = ("paddle.fluid.ParamAttr", "paddle.fluid.param_attr.ParamAttr",
                "paddle.fluid.WeightNormParamAttr", "paddle.fluid.param_attr.WeightNormParamAttr")
 
@@ -152,9 +155,12 @@ PARAM_ATTRS = ("paddle.fluid.ParamAttr", "paddle.fluid.param_attr.ParamAttr",
 def _fresh_names(up) -> bool:
     """The guard block being rewritten may run more than once (in a function or a loop, or
     the module has several guard blocks) and the module gives a parameter its name
-    (``ParamAttr(name=...)``): 1.8's guard() gave each run a fresh ``unique_name``
-    namespace and parameter-name record, so building the same named parameter again was
-    fine; without it, 3.3.1 raises ValueError ('parameter name [w] have be been used')."""
+    (``ParamAttr(name=...)``) or restores a state dict (``load_dygraph``, ``set_dict``):
+    1.8's guard() gave each run a fresh ``unique_name`` namespace and parameter-name
+    record, so building the same named parameter again was fine and a second run's
+    parameters had the first run's names; without it, 3.3.1 raises ValueError ('parameter
+    name [w] have be been used'), and an optimizer state saved in one run does not load
+    in the next ('Optimizer set error, linear_1.w_0_moment1_0 should in state dict')."""
     again = any(isinstance(st, (cst.FunctionDef, cst.For, cst.While))
                 for st, _ in up.stmt_stack[:-1]) or _module_scan(up)[0] > 1
     return again and _module_scan(up)[1]
@@ -185,6 +191,9 @@ def _module_scan(up):
         up.module.visit(V())
     else:
         found[0] = up.source.count("guard(")
+    # a state restored by parameter name (an optimizer's set_dict after load_dygraph: its
+    # keys are 'linear_0.w_0_moment1_0', named in 1.8's per-guard namespace)
+    found[1] = found[1] or any(s in up.source for s in _BY_NAME)
     up._guard_scan = tuple(found)
     return up._guard_scan
 
