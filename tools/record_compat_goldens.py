@@ -1342,6 +1342,29 @@ def run(clone_first):
     return np.concatenate([np.asarray(r).ravel() for r in res])
 out = [run(True), run(False)]
 '''),
+    ("group_norm_default_attrs_static", '''
+X = rng.rand(2, 4, 3, 3).astype('float32')
+W = np.linspace(-1, 1, 36).reshape(4, 3, 3).astype('float32')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        img = fluid.data('img', [None, 4, 3, 3], 'float32')
+        gn = fluid.layers.group_norm(img, groups=2)   # 1.8: no scale, no bias
+        gn2 = fluid.layers.group_norm(img, groups=2, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(2.0)),
+                                      bias_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.5)))
+        w = fluid.layers.create_parameter([4, 3, 3], 'float32', default_initializer=fluid.initializer.NumpyArrayInitializer(W))
+        loss = fluid.layers.reduce_mean(gn * w)   # (1.8.5's group_norm backward with a scale segfaults)
+        fluid.optimizer.SGD(1.0).minimize(loss)
+n_params = len(main.global_block().all_parameters())
+scope = fluid.Scope()
+res = []
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    for i in range(3):
+        res += exe.run(main, feed={'img': X}, fetch_list=[loss, gn, gn2])
+out = [np.array([n_params], 'int64')] + res
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

@@ -284,8 +284,11 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
                data_layout="NCHW", name=None):
     prefix = layer_name("group_norm", name)
     c = int(input.shape[1] if data_layout == "NCHW" else input.shape[-1])
-    w = create_parameter(prefix, "w", [c], input.dtype, param_attr, default_initializer=I.Constant(1.0))
-    b = create_parameter(prefix, "b", [c], input.dtype, bias_attr, is_bias=True)
+    # 1.8.5 created the scale and the bias only for a true param_attr / bias_attr (`if
+    # param_attr:`): by default group_norm had neither (no trainable affine parameters)
+    w = create_parameter(prefix, "w", [c], input.dtype, param_attr or False,
+                         default_initializer=I.Constant(1.0))
+    b = create_parameter(prefix, "b", [c], input.dtype, bias_attr or False, is_bias=True)
     out = F.group_norm(input, groups, epsilon=epsilon, weight=w, bias=b, data_format=data_layout)
     return apply_act(out, act)
 
