@@ -1365,6 +1365,28 @@ with fluid.scope_guard(scope):
         res += exe.run(main, feed={'img': X}, fetch_list=[loss, gn, gn2])
 out = [np.array([n_params], 'int64')] + res
 '''),
+    ("layer_parameter_names_static", '''
+main, startup = fluid.Program(), fluid.Program()
+L = fluid.layers
+with fluid.program_guard(main, startup), fluid.unique_name.guard():
+    img = fluid.data('img', [None, 1, 8, 8], 'float32')
+    ids = fluid.data('ids', [None, 1], 'int64')
+    c = L.conv2d(img, 2, 3)
+    b = L.batch_norm(c)
+    c2 = L.conv2d_transpose(L.pool2d(b, 2, pool_stride=2), 2, filter_size=2, stride=2)
+    e = L.embedding(ids, size=[10, 4])
+    e2 = fluid.embedding(ids, size=[10, 4])
+    f = L.fc(L.flatten(L.layer_norm(c2)), 3)
+    g = L.group_norm(c, groups=2)
+    cp = L.create_parameter([2, 2], 'float32')
+    cp2 = L.create_parameter([2], 'float32', is_bias=True)
+asked = ['conv2d_0.w_0', 'conv2d_0.b_0', 'batch_norm_0.w_0', 'batch_norm_0.w_1', 'batch_norm_0.w_2',
+         'conv2d_transpose_0.w_0', 'layer_norm_0.w_0', 'embedding_0.w_0', 'embedding_1.w_0', 'fc_0.w_0',
+         'fc_0.b_0', 'group_norm_0.w_0', 'create_parameter_0.w_0', 'create_parameter_1.b_0',
+         'create_parameter_20.w_0', 'create_parameter_18.w_0']
+names = set(p.name for p in main.global_block().all_parameters())
+out = [np.array([int(n in names) for n in asked], 'int64'), np.array([len(names)], 'int64')]
+'''),
     ("losses_without_counterpart_dygraph", '''
 X = (rng.randn(5, 3) * 1.5).astype('float32')
 X[0, 0] = 0.0

@@ -34,6 +34,21 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     return out
 
 
+@_t("create_parameter", replacement="paddle.create_parameter")
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
+    """1.x: ``name`` names the parameter when ``attr`` is None; otherwise it is named like a
+    1.x layer's, ``create_parameter_<n>.w_0`` / ``.b_0`` from unique_name's counters (reset
+    by ``unique_name.guard()``). ``paddle.create_parameter`` numbers it from the static
+    program's own name counter instead, which every parameter compat's layers make also
+    advances and no guard resets (create_parameter_20.w_0 after 20 layer parameters)."""
+    from compat.fluid.layers import _helper
+    if attr is None:
+        attr = paddle.ParamAttr(name=name)
+    return _helper.create_parameter(_helper.layer_name("create_parameter"), "b" if is_bias else "w",
+                                    shape, dtype, attr, is_bias=is_bias,
+                                    default_initializer=default_initializer)
+
+
 _rule_concat = None
 
 
