@@ -282,8 +282,16 @@ def test_named_holes_build_layer_then_call_it():
     assert "y = paddle.nn.functional.relu(paddle.nn.Conv2D(in_channels=img.shape[1], out_channels=8, kernel_size=3)(img))" in out
 
 
-def test_named_hole_on_complex_expression_is_manual():
+def test_named_hole_on_complex_expression_is_moved_to_a_name():
+    """conv2d reads its input twice today (in_channels, then the call): an expression is
+    assigned to a fresh name before the statement (evaluated once, first, as in 1.8)."""
     r = up("import paddle.fluid as fluid\ny = fluid.layers.conv2d(f(img), 8, 3)\n")
+    assert r.findings[0].fix == "safe"
+    assert "conv2d_input = f(img)\ny = paddle.nn.Conv2D(" in r.code and r.code.count("f(img)") == 1
+
+
+def test_named_hole_on_complex_expression_is_manual_where_it_cannot_move():
+    r = up("import paddle.fluid as fluid\ny = fluid.layers.conv2d(f(img), 8, 3) if a else None\n")
     assert r.findings[0].fix == "manual" and "evaluated more than once" in r.findings[0].message
 
 

@@ -23,6 +23,9 @@ ACT_HELPER_NOTE = "act-by-name"
 @dataclass
 class Manual:
     reason: str
+    #: the legacy parameter whose value the rewrite would evaluate more than once (the
+    #: engine may move it to a fresh name before the statement: hoist.py)
+    repeated: Optional[str] = None
 
 
 @dataclass
@@ -519,7 +522,8 @@ def _named_values(entry: Entry, bound: Bound):
         if n + (1 if kept and arg is not None else 0) > 1 and not _simple(value) \
                 and not (not kept and _indexed_once(entry, name, value)):
             return Manual(f"`{name}` would be evaluated more than once in the rewrite; "
-                          f"assign `{code_of(value)}` to a variable first")
+                          f"assign `{code_of(value)}` to a variable first",
+                          repeated=name if arg is not None else None)
         named[name] = _paren(value)
     return named
 

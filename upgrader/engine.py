@@ -22,7 +22,7 @@ from libcst.metadata import PositionProvider
 from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from upgrader import fixers, noqa
+from upgrader import fixers, hoist, noqa
 from upgrader.args import ACT_HELPER_NOTE, Manual, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
@@ -883,6 +883,8 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, True)
             return updated.with_changes(func=target)
         mapped = map_call(use, updated, target)
+        if isinstance(mapped, Manual) and mapped.repeated:
+            mapped = hoist.repeated_argument(self, original, updated, use, target, mapped)
         if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
             mapped = fixers.act_by_name.use(self, mapped)
         if isinstance(mapped, Manual):

@@ -135,3 +135,35 @@ def _contains(node, target) -> bool:
     if node is target:
         return True
     return any(_contains(c, target) for c in node.children)
+
+
+def repeated_argument(up, original: cst.Call, updated: cst.Call, entry, target, manual):
+    """A rule whose rewrite reads a legacy argument twice (``conv2d``'s ``input`` builds the
+    layer from ``input.shape[1]`` and is its input): an argument that is not a name is
+    assigned to a fresh name just before the statement (``<layer>_<param>``) and the call
+    mapped again with that name. Only where the order of evaluation stays Python's
+    (``statement_for``, and every argument written before it is a name, attribute or
+    literal); else the call stays manual with the reason why."""
+    from upgrader.args import Manual, bind, code_of, map_call
+    bound = bind(entry, updated)
+    arg = None if isinstance(bound, Manual) else bound.values.get(manual.repeated)
+    if arg is None or arg.star:
+        return manual
+    stmt = statement_for(up, original)
+    if isinstance(stmt, str):
+        return Manual(f"{manual.reason} (it cannot be moved before the statement here: {stmt})")
+    for a in updated.args:
+        if a is arg:
+            break
+        if not _pure(a.value):
+            return Manual(f"{manual.reason} (an argument written before it, "
+                          f"`{code_of(a.value)}`, would then be evaluated after it)")
+    short = entry.name.rsplit(".", 1)[-1].lower()
+    name = fresh_name(up, f"{short}_{manual.repeated}")
+    replaced = updated.with_changes(args=[
+        a.with_changes(value=cst.Name(name)) if a is arg else a for a in updated.args])
+    mapped = map_call(entry, replaced, target)
+    if isinstance(mapped, Manual):
+        return mapped
+    add(up, stmt, [(name, arg.value)])
+    return mapped
