@@ -5,7 +5,9 @@ What it does
     rule says, except in a module that opens the guard more than once (two guards, or one
     in a loop or in a function called more than once, such as the 1.8 models'
     ``build_program(is_train, ...)`` called for the training and the evaluation program)
-    and builds ``fluid.layers.fc`` layers: there the rewrite is unsafe (``--unsafe-fixes``).
+    and builds ``fluid.layers.fc`` layers, or opens it once and builds ``fc`` layers outside it
+    too (a program built before the guard whose weights the guarded one shared by name):
+    there the rewrite is unsafe (``--unsafe-fixes``).
 
 Why is this bad?
     A common 1.8 pattern builds the training and the evaluation program each inside its
@@ -46,7 +48,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         use.safety = "unsafe"
         use.code = CODE
         use.note = ("this module opens unique_name.guard() more than once (or in a function "
-                    "called more than once, or in a loop) and builds "
+                    "called more than once, or in a loop; or builds layers.fc outside it) and builds "
                     "layers.fc: on Paddle 3 (PIR) paddle.static.nn.fc numbers its parameters "
                     "with a counter the guard does not reset, so programs built in separate "
                     "guards no longer share fc weights by name (the second gets fc_1.w_0): "
@@ -61,8 +63,60 @@ def _shares_fc_names(up) -> bool:
         src = up.source
         guards = len(re.findall(r"\bunique_name\s*\.\s*guard\s*\(", src))
         got = up._fc_guards = (guards > 0 and re.search(r"\bfc\s*\(", src) is not None
-                               and (guards > 1 or _guard_runs_again(src)))
+                               and (guards > 1 or _guard_runs_again(src) or _fc_outside_guard(src)))
     return got
+
+
+def _fc_outside_guard(src: str) -> bool:
+    """A layers.fc that may run outside the module's guard block: 1.8's guard restarted the
+    names (fc_0 again), so a program built in it shared the weights of one built before it;
+    PIR's static.nn.fc keeps counting (checked on 3.3.1: 'Cannot find fc_3.b_0 in scope')."""
+    try:
+        tree = untouched.parse(src)
+    except SyntaxError:
+        return False
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(tree) if isinstance(n, ast.With) and any(
+        isinstance(i.context_expr, ast.Call) and isinstance(i.context_expr.func, ast.Attribute)
+        and i.context_expr.func.attr == "guard" and "unique_name" in ast.dump(i.context_expr.func)
+        for i in n.items)]
+    functions = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[n.name] = n
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+    def called(node, name):
+        f = node.func
+        return isinstance(f, ast.Name) and f.id == name or isinstance(f, ast.Attribute) and f.attr == name
+
+    def in_guard(node):
+        return any(a <= node.lineno <= b for a, b in spans)
+
+    def owner(node):
+        for fn in functions.values():
+            if fn.lineno <= node.lineno <= fn.end_lineno and node is not fn:
+                inner = [f for f in functions.values() if f is not fn and fn.lineno <= f.lineno
+                         and f.end_lineno <= fn.end_lineno and f.lineno <= node.lineno <= f.end_lineno]
+                if not inner:
+                    return fn.name
+        return None
+
+    def only_in_guards(name, seen):
+        uses = [c for c in calls if called(c, name)]
+        for c in uses:
+            if in_guard(c):
+                continue
+            outer = owner(c)
+            if outer is None or outer in seen or not only_in_guards(outer, seen | {outer}):
+                return False
+        return True
+
+    for c in calls:
+        if called(c, "fc") and not in_guard(c):
+            fn = owner(c)
+            if fn is None or not only_in_guards(fn, {fn}):
+                return True
+    return False
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
