@@ -623,10 +623,13 @@ class Upgrader(FastTransformer):
             self.stmt_stack.pop()
             todos = self.todo_stack.pop()
             if todos and self.opts.fix:
-                if id(result) in self.wrappers:
-                    inner = attach_todos(result.body.body[0], todos)
-                    result = result.with_changes(body=result.body.with_changes(
-                        body=[inner] + list(result.body.body[1:])))
+                first = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
+                if id(first) in self.wrappers:  # (the first of the statements made in its place)
+                    inner = attach_todos(first.body.body[0], todos)
+                    first = first.with_changes(body=first.body.with_changes(
+                        body=[inner] + list(first.body.body[1:])))
+                    result = cst.FlattenSentinel([first] + list(result.nodes[1:])) \
+                        if isinstance(result, cst.FlattenSentinel) else first
                 else:
                     result = attach_todos(result, todos)
         return result
