@@ -44,3 +44,19 @@ def test_check_reports_the_rewrite_as_safe():
     src = "import paddle.fluid as fluid\n\n\ndef fc(x, act=None):\n    return fluid.layers.fc(x, 3, act=act)\n"
     findings = [f for f in upgrade_source(src, fix=False).findings if f.legacy == "paddle.fluid.layers.fc"]
     assert [f.fix for f in findings] == ["safe"]
+
+
+def test_layer_class_gets_a_forward_hook():
+    src = ("import paddle.fluid as fluid\nfrom paddle.fluid.dygraph import Linear\n\n\n"
+           "class Net(fluid.dygraph.Layer):\n    def __init__(self, act):\n"
+           "        super(Net, self).__init__()\n        self.lin = Linear(4, 2, act=act)\n\n"
+           "    def forward(self, x):\n        return self.lin(x)\n")
+    out = upgrade_source(src).code
+    assert "self.lin = _fluid_layer_act(paddle.nn.Linear(4, 2), act)" in out
+    assert out.count("def _fluid_act(") == 1 and out.count("def _fluid_layer_act(") == 1
+    assert upgrade_source(out).code == out
+    findings = [f for f in upgrade_source(src, fix=False).findings
+                if f.legacy.endswith("Linear") and f.code != "PU002"]
+    assert [f.fix for f in findings] == ["safe"]
+    to_static = src + "\n\nnet = fluid.dygraph.jit.declarative(Net('relu').forward)\n"
+    assert "_fluid_layer_act" not in upgrade_source(to_static).code

@@ -18,6 +18,8 @@ from upgrader.rulebook import ACT_TARGETS, Entry, target_params
 #: the module function that applies a run-time act name (fixers/act_by_name.py)
 ACT_HELPER = "_fluid_act"
 ACT_HELPER_NOTE = "act-by-name"
+ACT_LAYER_HELPER = "_fluid_layer_act"  # a layer class's act=<name>: a forward hook
+ACT_LAYER_NOTE = "act-by-name-layer"
 
 
 @dataclass
@@ -231,6 +233,8 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
         new = fill(template, {**named, "call": new, **subs})
         if template.startswith(ACT_HELPER + "("):
             notes.append(ACT_HELPER_NOTE)
+        if template.startswith(ACT_LAYER_HELPER + "("):
+            notes.append(ACT_LAYER_NOTE)
     return new, notes
 
 
@@ -349,6 +353,12 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
             return Manual(f"{pname}={src} by keyword: {spec.positional_only}")
         if spec.manual_values:
             hit = _literal_key(spec.manual_values, src)
+            if hit is _NOT_LITERAL and pname == "act" and entry.kind == "class":
+                # a layer class given act=<name>: applied to its output by a forward hook
+                from upgrader.fixers import act_by_name
+                if act_by_name.template(src) is not None:
+                    wraps.append((ACT_LAYER_HELPER + "({call}, " + src.strip() + ")", {}))
+                    return None
             if hit is _NOT_LITERAL:
                 return Manual(f"{pname}={src} is not a literal, and the rewrite is manual for "
                               f"{', '.join(spec.manual_values)}")

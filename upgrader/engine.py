@@ -23,7 +23,7 @@ from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from upgrader import fixers, hoist, noqa
-from upgrader.args import ACT_HELPER_NOTE, Manual, code_of, map_call
+from upgrader.args import ACT_HELPER_NOTE, ACT_LAYER_NOTE, Manual, bind, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
@@ -890,6 +890,9 @@ class Upgrader(FastTransformer):
             mapped = hoist.repeated_argument(self, original, updated, use, target, mapped)
         if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
             mapped = fixers.act_by_name.use(self, mapped)
+        if not isinstance(mapped, Manual) and ACT_LAYER_NOTE in mapped[1]:
+            why = fixers.act_by_name.layer_manual(self, code_of(bind(use, updated).values["act"].value))
+            mapped = Manual(why) if why else fixers.act_by_name.use_layer(self, mapped)
         if isinstance(mapped, Manual):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated

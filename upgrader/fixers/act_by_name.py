@@ -17,6 +17,12 @@ What it does
             ...
             raise ValueError(...)
 
+    A layer class given ``act=<name>`` (``Conv2D(c, c, 3, act=act)``, ``BatchNorm(c,
+    act=act)``, ``Linear(4, 3, act=classifier_activation)``, also inside ``Sequential``)
+    becomes ``_fluid_layer_act(<rewritten layer>, act)``, a second module function that
+    registers a forward post hook applying ``_fluid_act`` to the layer's output (nothing for
+    ``None``) and returns the layer itself: same parameters, state dict and sublayers.
+
     The function has one branch per 1.8 activation name that a literal ``act='<name>'``
     is rewritten for, with the same modern call (1.8's default attributes:
     ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...),
@@ -47,9 +53,13 @@ Fix safety
     ``hardshrink`` keeps it) raises ``ValueError`` naming it (1.8 applied the op of that name; it
     is never silently left out or approximated). The argument is evaluated after the
     layer instead of before it, so only names and attribute chains are accepted: any
-    other expression stays manual, as do the layer classes (``Conv2D(act=act)``: the
-    activation belongs to the call of the layer, PU203). A module that already uses the
-    name ``_fluid_act`` for something else keeps the call for a manual rewrite.
+    other expression stays manual. Layer classes: 1.8 applied act at the end of the
+    layer's forward, the hook at the end of every call of the layer (``layer(x)``, through
+    ``Sequential``, ``getattr``, a helper): the same, except a direct ``layer.forward(x)``,
+    so a module that calls ``.forward(...)`` of anything but ``super()`` keeps them manual,
+    as does a module with dynamic-to-static code (``declarative``, ``to_static``,
+    ``ProgramTranslator``, ``jit``). A module that already uses the name ``_fluid_act`` or
+    ``_fluid_layer_act`` for something else keeps the call for a manual rewrite.
 """
 from __future__ import annotations
 
@@ -58,7 +68,7 @@ from typing import Optional
 
 import libcst as cst
 
-from upgrader.args import ACT_HELPER as HELPER, Manual
+from upgrader.args import ACT_HELPER as HELPER, ACT_LAYER_HELPER as LAYER_HELPER, Manual
 
 CODE = "PU101"
 
@@ -118,6 +128,58 @@ def helper_source() -> str:
     return "\n".join(lines) + "\n"
 
 
+def layer_helper_source() -> str:
+    """The module function for layer classes: the activation on the layer's output."""
+    return "\n".join([
+        f"def {LAYER_HELPER}(layer, act):",
+        '    """Paddle 1.8\'s act=<name> of a layer class: applied to the layer\'s output."""',
+        "    if act is not None:",
+        f"        layer.register_forward_post_hook(lambda _layer, _inputs, out: {HELPER}(out, act))",
+        "    return layer",
+    ]) + "\n"
+
+
+def _name_state(up, name: str, want: str) -> str:
+    """'absent', 'ours' (this very function at module level) or 'conflict'."""
+    if name not in up.source:
+        return "absent"
+    defs = [s for s in up.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    if len(defs) == 1 and up.module.code_for_node(defs[0].with_changes(leading_lines=())) == want:
+        return "ours"
+    return "conflict"
+
+
+_TO_STATIC = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
+
+
+def layer_manual(up, src: str) -> Optional[str]:
+    """Why a layer class given act=<src> (a name) cannot get the forward hook, or None."""
+    if template(src) is None:
+        return f"act={src} is not a literal; apply the activation explicitly"
+    if state(up) == "conflict" or _name_state(up, LAYER_HELPER, layer_helper_source()) == "conflict":
+        return (f"act={src} is a name known only at run time and the module already uses the "
+                f"name {HELPER} or {LAYER_HELPER} for something else; apply the activation "
+                "explicitly")
+    if _TO_STATIC.search(up.source):
+        return (f"act={src} is not a literal, and the module has dynamic-to-static code, where "
+                "a forward hook of the layer is not certain to run; apply the activation "
+                "explicitly")
+    if _forward_calls(up):
+        return (f"act={src} is not a literal, and the module calls a layer's forward() "
+                "directly, which skips the forward hook that would apply it; apply the "
+                "activation explicitly")
+    return None
+
+
+def _forward_calls(up) -> bool:
+    """``x.forward(...)`` other than ``super(...).forward(...)`` anywhere in the module."""
+    cached = getattr(up, "_act_forward_calls", None)
+    if cached is None:
+        cached = up._act_forward_calls = bool(re.search(
+            r"(?<![)\s])\s*\.\s*forward\s*\(", re.sub(r"super\([^()]*\)\s*\.\s*forward", "", up.source)))
+    return cached
+
+
 def state(up) -> str:
     """'insert' (the module does not use the name), 'reuse' (it already defines this very
     function at module level: a second fix) or 'conflict' (the name means something else)."""
@@ -150,6 +212,17 @@ def use(up, mapped):
     return mapped
 
 
+def use_layer(up, mapped):
+    """A layer class rewrite wrapped in the layer function (map_call noted it)."""
+    if state(up) == "conflict" or _name_state(up, LAYER_HELPER, layer_helper_source()) == "conflict":
+        return Manual(f"act is a name known only at run time and the module already uses the "
+                      f"name {HELPER} or {LAYER_HELPER} for something else; apply the activation "
+                      "explicitly")
+    up.act_helper_used = True
+    up.act_layer_helper_used = True
+    return mapped
+
+
 def _is_marker(stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
         stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Name) and \
@@ -170,7 +243,15 @@ def _is_head(stmt, i: int) -> bool:
 def insert(up, module: cst.Module) -> cst.Module:
     """Add the function after the module's leading docstring and imports (before any
     statement that runs code), once."""
-    if not getattr(up, "act_helper_used", False) or state(up) != "insert":
+    if not getattr(up, "act_helper_used", False) or state(up) == "conflict":
+        return module
+    sources = []
+    if state(up) == "insert":
+        sources.append(helper_source())
+    if getattr(up, "act_layer_helper_used", False) and \
+            _name_state(up, LAYER_HELPER, layer_helper_source()) == "absent":
+        sources.append(layer_helper_source())
+    if not sources:
         return module
     body = list(module.body)
     idx = 0
@@ -179,10 +260,11 @@ def insert(up, module: cst.Module) -> cst.Module:
             idx = i + 1
         else:
             break
-    func = cst.parse_statement(helper_source())
     blank = cst.EmptyLine()
     at_cell_start = idx > 0 and _is_marker(body[idx - 1])
-    func = func.with_changes(leading_lines=[] if at_cell_start else [blank, blank])
+    funcs = [cst.parse_statement(src).with_changes(leading_lines=[blank, blank]) for src in sources]
+    if at_cell_start:
+        funcs[0] = funcs[0].with_changes(leading_lines=[])
     if idx < len(body):
         nxt = body[idx]
         lead = list(nxt.leading_lines)
@@ -194,5 +276,5 @@ def insert(up, module: cst.Module) -> cst.Module:
                 break
         if empties < 2:
             body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
-    body.insert(idx, func)
+    body[idx:idx] = funcs
     return module.with_changes(body=body)

@@ -35,7 +35,8 @@ from typing import Dict
 
 import libcst as cst
 
-from upgrader.args import Manual, act_wrapper, bind, code_of, fill, map_call
+from upgrader.args import Manual, act_wrapper, bind, code_of, fill, literal, map_call
+from upgrader.fixers import act_by_name
 from upgrader.names import FastVisitor
 from upgrader.rulebook import ArgSpec
 
@@ -272,6 +273,18 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return updated
     if src is None or src.strip() == "None":
         return up.apply_entry(original, updated, _without_act(entry))
+    if id(original) not in up.layer_act_calls and literal(src)[0] != "ok" and \
+            act_by_name.template(src) is not None:
+        # act=<name>: a forward hook of the layer applies it (act_by_name.py)
+        why = act_by_name.layer_manual(up, src)
+        if why is not None or not up.can_apply(entry, original):
+            up.report_entry(original, entry, False, manual=why)
+            return updated
+        result = up.apply_entry(original, updated, _without_act(entry))
+        if result is updated:
+            return updated
+        act_by_name.use_layer(up, None)
+        return fill(act_by_name.LAYER_HELPER + "({call}, " + src.strip() + ")", {"call": result})
     if id(original) not in up.layer_act_calls:
         w = act_wrapper(src)
         escape = up.layer_act_escapes.get(id(original))
