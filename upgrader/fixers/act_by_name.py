@@ -176,7 +176,7 @@ def _forward_calls(up) -> bool:
     cached = getattr(up, "_act_forward_calls", None)
     if cached is None:
         cached = up._act_forward_calls = bool(re.search(
-            r"(?<![)\s])\s*\.\s*forward\s*\(", re.sub(r"super\([^()]*\)\s*\.\s*forward", "", up.source)))
+            r"\.\s*forward\s*\(", re.sub(r"super\([^()]*\)\s*\.\s*forward", "", up.source)))
     return cached
 
 
