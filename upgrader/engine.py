@@ -623,15 +623,19 @@ class Upgrader(FastTransformer):
             self.stmt_stack.pop()
             todos = self.todo_stack.pop()
             if todos and self.opts.fix:
-                first = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
-                if id(first) in self.wrappers:  # (the first of the statements made in its place)
+                nodes = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
+                # the statement itself: not an assignment hoisted before it (hoist.py)
+                hoisted = self.__dict__.get("hoisted", ())
+                k = next((i for i, n in enumerate(nodes) if id(n) not in hoisted), 0) if nodes else 0
+                if nodes and id(nodes[k]) in self.wrappers:
+                    first = nodes[k]
                     inner = attach_todos(first.body.body[0], todos)
-                    first = first.with_changes(body=first.body.with_changes(
+                    nodes[k] = first.with_changes(body=first.body.with_changes(
                         body=[inner] + list(first.body.body[1:])))
-                    result = cst.FlattenSentinel([first] + list(result.nodes[1:])) \
-                        if isinstance(result, cst.FlattenSentinel) else first
-                else:
-                    result = attach_todos(result, todos)
+                elif nodes:
+                    nodes[k] = attach_todos(nodes[k], todos)
+                result = cst.FlattenSentinel(nodes) if isinstance(result, cst.FlattenSentinel) \
+                    else (nodes[0] if nodes else result)
         return result
 
     def visit_Import(self, node) -> bool:
@@ -951,6 +955,8 @@ class Upgrader(FastTransformer):
                 self.facts.static_refs += 1
             simple = not (entry.args or entry.extra or entry.wrap or entry.structural) or \
                 entry.rename_only or entry.kind in ("class", "constant", "module")
+            if entry.structural in fixers.DELETING or entry.structural in fixers.HELPERS:
+                simple = False  # its target only names a namespace: never a rename
             if entry.safety != "manual" and entry.target and simple:
                 if self.can_apply(entry, node):
                     self.ref_decisions[id(node)] = cst.parse_expression(entry.target)

@@ -24,6 +24,8 @@ CODE_DOCS: Dict[str, str] = {
     "PU104": "Optimizers, regularizers, gradient clipping and learning-rate decay.",
     "PU105": "Saving and loading (checkpoints, inference models, program state).",
     "PU106": "Data pipeline (readers, DataLoader, DataFeeder).",
+    "PU201": "Dygraph blocks: `with fluid.dygraph.guard()` unwrapped, and what 1.8 set up "
+             "inside one (the program's random seed).",
     "PU301": "Places and device selection.",
     "PU302": "Device queries.",
 }

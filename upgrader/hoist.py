@@ -29,6 +29,8 @@ def leave_statement(up, original, updated):
     # the statement's comments and blank lines stay above everything it became
     assigns[0] = assigns[0].with_changes(leading_lines=nodes[0].leading_lines)
     nodes[0] = nodes[0].with_changes(leading_lines=())
+    # its follow-up notes go on the statement itself, below the assignments (engine)
+    up.__dict__.setdefault("hoisted", set()).update(id(a) for a in assigns)
     return cst.FlattenSentinel(assigns + nodes)
 
 
