@@ -1021,6 +1021,8 @@ class Upgrader(FastTransformer):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.skip_nodes.add(id(node.attr))
+        if node.attr.value == "vars":  # <block>.vars: gone on PIR blocks
+            fixers.program_methods.check_attribute(self, node)
         return self._reference(node)
 
     def leave_Attribute(self, original, updated):

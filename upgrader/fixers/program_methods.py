@@ -8,7 +8,8 @@ What it does
     ``prog.global_block().all_parameters()``, also through a name assigned the block:
     ``blk = prog.global_block()``) and ``prog.block(0)`` becomes
     ``prog.global_block()``; ``current_block()``, ``to_string(...)`` and
-    ``global_block().var(name)`` (``blk.var(name)``) are reported for a manual rewrite; ``prog.list_vars()``
+    ``global_block().var(name)`` (``blk.var(name)``) and ``global_block().vars`` are
+    reported for a manual rewrite; ``prog.list_vars()``
     becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
 
 Why is this bad?
@@ -101,6 +102,20 @@ VAR = ("a PIR block has no var(name): a parameter is "
        "program.get_parameter_value_by_name(name) (a null value, not ValueError, when the "
        "program has no such parameter); data and intermediate variables: keep the Python "
        "variable the program was built with (intermediate values have no name in PIR)")
+
+
+VARS = ("a PIR block has no vars (1.8: a dict name -> variable of the block): parameters "
+        "are program.global_block().all_parameters() (named), data and intermediate "
+        "variables are the Python variables the program was built with")
+
+
+def check_attribute(up, node: cst.Attribute) -> None:
+    """``<block>.vars`` (not called): gone on PIR blocks (AttributeError on 3.3.1)."""
+    if node.attr.value != "vars" or not up.opts.enabled(CODE) or not _is_block(up, node.value):
+        return
+    if up.suppressed_node(node, CODE):
+        return
+    up.report(node, CODE, VARS, "paddle.fluid.framework.Block.vars", "", "manual")
 
 
 def _block_var(up, original: cst.Call, f: cst.Attribute):
