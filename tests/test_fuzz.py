@@ -233,3 +233,21 @@ def test_regression_manual_module_level_statement_survives_a_removed_local_impor
             "fluid.ExecutionStrategy\n")
     check_properties(code)
     assert "fluid.ExecutionStrategy" in upgrade_source(code).code
+
+
+def test_regression_structural_call_with_arguments_is_manual():
+    """``fluid.ExecutionStrategy(**kw)`` (found by the fuzz test): the exec-strategy rule
+    reported it safe but did not apply it, so check after fix still saw a fixable site.
+    A call its rule cannot handle is manual."""
+    check_properties("import paddle.fluid as fluid\nprint(fluid.ExecutionStrategy(**kw) + 1)\n",
+                     unsafe_fixes=True)
+    check_properties("import paddle.fluid as fluid\nes = fluid.ExecutionStrategy(*a)\n")
+
+
+def test_regression_followup_of_statement_with_hoisted_argument_is_idempotent():
+    """A manual call whose argument another rewrite moves to a name before the statement
+    (found with ``extend_with_decoupled_weight_decay(load_dygraph(<expr>))``): the note
+    went on the new assignment, so a second fix added it again."""
+    check_properties("import paddle.fluid as fluid\n\ndef f(base):\n"
+                     "    fluid.contrib.extend_optimizer.extend_with_decoupled_weight_decay("
+                     "fluid.dygraph.load_dygraph(base + '_m'))\n")

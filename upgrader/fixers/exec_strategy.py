@@ -210,13 +210,14 @@ def _unwrapped(up, call: cst.Call) -> bool:
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if not up.opts.enabled(entry.code) or up.suppressed_node(original, entry.code) or \
-            original.args:
+    if not up.opts.enabled(entry.code) or up.suppressed_node(original, entry.code):
         up.report_entry(original, entry, False)
         return updated
     stmt = _statement_of(up, original)
     drops = "not assigned to a plain name by a statement of its own"
-    if stmt is not None:
+    if original.args:  # 1.8's constructor took none; *args / **kwargs are unknown
+        drops = "built with arguments"
+    elif stmt is not None:
         name = stmt.body[0].targets[0].target.value
         drops = _survey(up, _scope_node(up, stmt), name, stmt)
     if isinstance(drops, str):
