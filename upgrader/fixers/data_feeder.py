@@ -255,14 +255,11 @@ def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the class after the module's leading docstring and imports, once."""
     if not getattr(up, "feeder_helper_used", False) or _state(up) != "insert":
         return module
+    from upgrader.fixers.act_by_name import _is_head  # docstring and imports: one test
     body = list(module.body)
     idx = 0
     for i, s in enumerate(body):
-        if isinstance(s, cst.SimpleStatementLine) and all(
-                isinstance(x, (cst.Import, cst.ImportFrom)) or (
-                    i == 0 and isinstance(x, cst.Expr)
-                    and isinstance(x.value, (cst.SimpleString, cst.ConcatenatedString)))
-                for x in s.body):
+        if _is_head(s, i):
             idx = i + 1
         else:
             break
