@@ -749,14 +749,21 @@ class Upgrader(FastTransformer):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         self._binding_target(node.target)
+        fixers.index_as_slice.mark_store(self, node.target)
         return True
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._binding_target(node.target)
+        fixers.index_as_slice.mark_store(self, node.target)
         return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
         self._binding_target(node.target)
+        fixers.index_as_slice.mark_store(self, node.target)
+        return True
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        fixers.index_as_slice.mark_store(self, node.target)
         return True
 
     def visit_AsName(self, node: cst.AsName) -> bool:
@@ -926,8 +933,11 @@ class Upgrader(FastTransformer):
         return updated.with_changes(value=self._ungrouped(updated.value)) \
             if id(updated.value) in self.grouped else updated
 
-    leave_Assign = leave_AnnAssign = leave_AugAssign = leave_Return = leave_Expr = \
-        leave_Element = _ungroup_value
+    leave_AnnAssign = leave_AugAssign = leave_Return = leave_Expr = leave_Element = _ungroup_value
+
+    def leave_Assign(self, original, updated):
+        fixers.index_as_slice.leave_assign(self, original, updated)
+        return self._ungroup_value(original, updated)
 
     def leave_Arg(self, original, updated):
         return updated.with_changes(value=self._ungrouped(updated.value)) \

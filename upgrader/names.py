@@ -296,7 +296,7 @@ def _module_aliases(out: ImportMap, module: cst.Module) -> None:
                     candidates.append((ident(a.targets[0].target.value), dotted, a))
     if not candidates:
         return
-    counts = _module_binding_counts(module)
+    counts = module_binding_counts(module)
     for local, dotted, assign in candidates:
         if counts.get(local, 0) != 1 or local in out.bindings:
             continue
@@ -308,7 +308,7 @@ def _module_aliases(out: ImportMap, module: cst.Module) -> None:
         out.alias_values.add(id(assign.targets[0].target))  # the bound name is no use of it
 
 
-def _module_binding_counts(module: cst.Module) -> Dict[str, int]:
+def module_binding_counts(module: cst.Module) -> Dict[str, int]:
     """How often each name is bound in the module's own scope (``global`` in a function
     counts as unbounded)."""
     counts: Dict[str, int] = {}
@@ -447,42 +447,59 @@ class ScopeTracker:
     def __init__(self, known: Optional[Dict[int, tuple]] = None) -> None:
         self.stack: List[Set[str]] = []
         self.known = known
+        self.owner: Dict[int, Union[cst.FunctionDef, cst.Lambda]] = {}  # id(set) -> its function
 
     def push(self, fn: Union[cst.FunctionDef, cst.Lambda]) -> None:
+        names = None
         if self.known is not None:
             hit = self.known.get(id(fn))
             if hit is not None and hit[0] is fn:
-                self.stack.append(hit[1])
-                return
-        self.stack.append(local_bindings(fn))
+                names = hit[1]
+        if names is None:
+            names = local_bindings(fn)
+        self.owner[id(names)] = fn
+        self.stack.append(names)
+
+    def function(self) -> Optional[Union[cst.FunctionDef, cst.Lambda]]:
+        """The innermost function whose body is being walked (None: module level)."""
+        return self.owner.get(id(self.stack[-1])) if self.stack else None
 
     def pop(self) -> None:
-        self.stack.pop()
+        self.owner.pop(id(self.stack.pop()), None)
 
     def shadowed(self, name: str) -> bool:
         return any(name in s for s in self.stack)
 
 
 def local_bindings(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
-    names: Set[str] = set()
+    return set(local_binding_counts(fn))
+
+
+def local_binding_counts(fn: Union[cst.FunctionDef, cst.Lambda]) -> Dict[str, int]:
+    """How often each name local to ``fn`` is bound in it (parameters count once)."""
+    counts: Dict[str, int] = {}
+
+    def add(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
+
     params = fn.params
     for p in list(params.params) + list(params.posonly_params) + list(params.kwonly_params):
-        names.add(p.name.value)
+        add(p.name.value)
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
-            names.add(star.name.value)
+            add(star.name.value)
     if isinstance(fn, cst.Lambda):
-        return names
+        return counts
 
     class V(cst.CSTVisitor):
         def visit_FunctionDef(self, node):  # nested functions have their own scope
             if node is not fn:
-                names.add(node.name.value)
+                add(node.name.value)
                 return False
             return True
 
         def visit_ClassDef(self, node):
-            names.add(node.name.value)
+            add(node.name.value)
             return False
 
         def visit_Lambda(self, node):
@@ -494,13 +511,13 @@ def local_bindings(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
         def visit_ImportFrom(self, node):
             return False
 
-        def visit_Global(self, node):
+        def visit_Global(self, node):  # as BindingsCollector: later bindings count again
             for n in node.names:
-                names.discard(n.name.value)
+                counts.pop(n.name.value, None)
 
         def _target(self, t):
             if isinstance(t, cst.Name):
-                names.add(t.value)
+                add(t.value)
             elif isinstance(t, (cst.Tuple, cst.List)):
                 for el in t.elements:
                     self._target(el.value)
@@ -534,7 +551,7 @@ def local_bindings(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
             self._target(node.target)
 
     fn.body.visit(V())
-    return names
+    return counts
 
 
 def _param_names(fn: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
