@@ -1117,13 +1117,11 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     """Static-mode insertion, then imports: remove legacy imports that became unused,
     add `import paddle` (and whatever else the output needs) once."""
     module = _dedupe_header_todos(module)
-    if up.opts.fix:  # code the rewrites call (fixers' HELPERS), before the imports it reads
+    if up.opts.fix:  # code the rewrites call (fixers' HELPERS): the imports then serve it too
         for hook in fixers.FINISHERS:
             module = hook(up, module)
     insert = up.opts.fix and fixers.static_mode.wanted(up, module)
     module = fixers.imports.clean(up, module, force_paddle=insert)
-    if up.opts.fix:  # after the imports it reads (paddle), before static-mode insertion
-        module = fixers.act_by_name.insert(up, module)
     if insert:
         module = fixers.static_mode.insert(up, module)
     return module

@@ -13,7 +13,8 @@ the engine's plain handling of references applies). A module whose rewrite delet
 call statement of some of its structural entries lists those names in ``DELETES``
 (``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target);
 one whose rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
-instead of the target) and adds it in ``finish_module(upgrader, module)``.
+instead of the target) and adds it in ``finish_module(upgrader, module)``, which runs
+after the imports are settled (:func:`insert_after_head` places it).
 All are registered here on import, so there is no hand-written list to forget.
 """
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from typing import Callable, Dict, List, Set
+
+import libcst as cst
 
 def bound_or_report(up, original, updated, entry, applicable: bool = True):
     """The legacy call's arguments bound by the entry's 1.8 signature, or None after
@@ -38,12 +41,63 @@ def bound_or_report(up, original, updated, entry, applicable: bool = True):
     return bound
 
 
+def _is_marker(stmt) -> bool:
+    """A notebook's cell marker (notebook.py)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Name) and \
+        stmt.body[0].value.value.startswith("__paddle_upgrade_cell_")
+
+
+def is_head(stmt, i: int) -> bool:
+    """An import, the module docstring (``i``: the statement's index), or a notebook's cell
+    marker."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return all(isinstance(s, (cst.Import, cst.ImportFrom)) or (
+        i == 0 and isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString))) or (
+        isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
+        and s.value.value.startswith("__paddle_upgrade_cell_"))
+        for s in stmt.body)
+
+
+def insert_after_head(module: cst.Module, sources: List[str]) -> cst.Module:
+    """``module`` with the statements of ``sources`` (code a rewrite calls: HELPERS) after
+    its leading docstring and imports, before any statement that runs code (a notebook:
+    at the top of the first cell that holds other code), two blank lines around them."""
+    if not sources:
+        return module
+    body = list(module.body)
+    idx = 0
+    for i, s in enumerate(body):
+        if is_head(s, i):
+            idx = i + 1
+        else:
+            break
+    blank = cst.EmptyLine()
+    added = [cst.parse_statement(src).with_changes(leading_lines=[blank, blank]) for src in sources]
+    if idx > 0 and _is_marker(body[idx - 1]):
+        added[0] = added[0].with_changes(leading_lines=[])
+    if idx < len(body):
+        nxt = body[idx]
+        lead = list(nxt.leading_lines)
+        empties = 0
+        for line in lead:
+            if line.comment is None:
+                empties += 1
+            else:
+                break
+        if empties < 2:
+            body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
+    body[idx:idx] = added
+    return module.with_changes(body=body)
+
+
 CALL_FIXERS: Dict[str, Callable] = {}
 REFERENCE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []
 DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
 HELPERS: Dict[str, str] = {}  # structural name -> the code fix adds to the module instead
-FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, after the rewrite
+FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, after the imports
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]

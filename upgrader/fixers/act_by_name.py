@@ -223,25 +223,8 @@ def use_layer(up, mapped):
     return mapped
 
 
-def _is_marker(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
-        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Name) and \
-        stmt.body[0].value.value.startswith("__paddle_upgrade_cell_")
-
-
-def _is_head(stmt, i: int) -> bool:
-    """An import, the module docstring, or a notebook's cell marker (notebook.py)."""
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    return all(isinstance(s, (cst.Import, cst.ImportFrom)) or (
-        i == 0 and isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString))) or (
-        isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
-        and s.value.value.startswith("__paddle_upgrade_cell_"))
-        for s in stmt.body)
-
-
-def insert(up, module: cst.Module) -> cst.Module:
-    """Add the function after the module's leading docstring and imports (before any
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the functions after the module's leading docstring and imports (before any
     statement that runs code), once."""
     if not getattr(up, "act_helper_used", False) or state(up) == "conflict":
         return module
@@ -251,30 +234,5 @@ def insert(up, module: cst.Module) -> cst.Module:
     if getattr(up, "act_layer_helper_used", False) and \
             _name_state(up, LAYER_HELPER, layer_helper_source()) == "absent":
         sources.append(layer_helper_source())
-    if not sources:
-        return module
-    body = list(module.body)
-    idx = 0
-    for i, s in enumerate(body):
-        if _is_head(s, i):
-            idx = i + 1
-        else:
-            break
-    blank = cst.EmptyLine()
-    at_cell_start = idx > 0 and _is_marker(body[idx - 1])
-    funcs = [cst.parse_statement(src).with_changes(leading_lines=[blank, blank]) for src in sources]
-    if at_cell_start:
-        funcs[0] = funcs[0].with_changes(leading_lines=[])
-    if idx < len(body):
-        nxt = body[idx]
-        lead = list(nxt.leading_lines)
-        empties = 0
-        for line in lead:
-            if line.comment is None:
-                empties += 1
-            else:
-                break
-        if empties < 2:
-            body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
-    body[idx:idx] = funcs
-    return module.with_changes(body=body)
+    from upgrader.fixers import insert_after_head
+    return insert_after_head(module, sources)

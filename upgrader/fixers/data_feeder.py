@@ -255,26 +255,5 @@ def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the class after the module's leading docstring and imports, once."""
     if not getattr(up, "feeder_helper_used", False) or _state(up) != "insert":
         return module
-    from upgrader.fixers.act_by_name import _is_head  # docstring and imports: one test
-    body = list(module.body)
-    idx = 0
-    for i, s in enumerate(body):
-        if _is_head(s, i):
-            idx = i + 1
-        else:
-            break
-    blank = cst.EmptyLine()
-    cls = cst.parse_statement(HELPER_SOURCE).with_changes(leading_lines=[blank, blank])
-    if idx < len(body):
-        nxt = body[idx]
-        lead = list(nxt.leading_lines)
-        empties = 0
-        for line in lead:
-            if line.comment is None:
-                empties += 1
-            else:
-                break
-        if empties < 2:
-            body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
-    body.insert(idx, cls)
-    return module.with_changes(body=body)
+    from upgrader.fixers import insert_after_head
+    return insert_after_head(module, [HELPER_SOURCE])
