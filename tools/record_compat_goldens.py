@@ -495,8 +495,18 @@ X = rng.uniform(-1, 1, size=(1, 2, 7, 7)).astype('float32')
 def build():
     x = fluid.data('x', [1, 2, 7, 7], 'float32'); L = fluid.layers
     return [L.pool2d(x, 3, 'avg', 2, 1, ceil_mode=True, exclusive=False),
-            L.pool2d(x, 3, 'avg', 2, 1, ceil_mode=True), L.pool2d(x, 3, 'max', 2, 1, ceil_mode=True)]
+            L.pool2d(x, 3, 'avg', 2, 1, ceil_mode=True), L.pool2d(x, 3, 'max', 2, 1, ceil_mode=True),
+            L.pool2d(x, [2, 3], 'avg', [2, 2], [1, 0], ceil_mode=True, exclusive=False)]
 out = static_run(build, {'x': X})
+'''),
+    ("pool3d_ceil_exclusive_dygraph", '''
+X = rng.uniform(-1, 1, size=(1, 2, 5, 6, 5)).astype('float32')
+def f():
+    x = fluid.dygraph.to_variable(X); L = fluid.layers
+    return [L.pool3d(x, [2, 3, 2], 'avg', 2, [1, 0, 1], ceil_mode=True, exclusive=False),
+            L.pool3d(x, 3, 'avg', 2, 1, ceil_mode=True, exclusive=False),
+            L.pool3d(x, 3, 'avg', 2, 1, ceil_mode=True), L.pool3d(x, 2, 'max', 2, 0, ceil_mode=True)]
+out = dy(f)
 '''),
     ("resize_static", '''
 X = rng.uniform(-1, 1, size=(1, 2, 4, 4)).astype('float32')

@@ -149,85 +149,64 @@ def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, pad
     return apply_act(out, act)
 
 
-@_nn("pool2d", replacement="paddle.nn.functional.max_pool2d / avg_pool2d (stride=1 explicitly)")
-def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
-           global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
-           data_format="NCHW"):
+def _pool(nd, input, pool_size, pool_type, pool_stride, pool_padding, global_pooling,
+          ceil_mode, exclusive, data_format):
+    """1.8's pool2d / pool3d (``nd`` spatial dimensions) on today's functional pools."""
     if pool_type not in ("max", "avg"):
         raise ValueError("Unknown Attr(pool_type): '%s'. It can only be 'max' or 'avg'." % pool_type)
     if global_pooling:
         if pool_type == "avg":
-            return F.adaptive_avg_pool2d(input, 1, data_format=data_format)
-        return F.adaptive_max_pool2d(input, 1)
+            return getattr(F, "adaptive_avg_pool%dd" % nd)(input, 1, data_format=data_format)
+        return getattr(F, "adaptive_max_pool%dd" % nd)(input, 1)
     if pool_size == -1:
         raise ValueError("When Attr(global_pooling) is False, Attr(pool_size) must be set")
     padding = pool_padding.upper() if isinstance(pool_padding, str) else pool_padding
     if pool_type == "max":
-        return F.max_pool2d(input, pool_size, stride=pool_stride, padding=padding,
-                            ceil_mode=ceil_mode, data_format=data_format)
+        return getattr(F, "max_pool%dd" % nd)(input, pool_size, stride=pool_stride, padding=padding,
+                                               ceil_mode=ceil_mode, data_format=data_format)
     if not exclusive and ceil_mode and not isinstance(padding, str):
-        # 1.x divided every window by the kernel area; today the windows that ceil_mode
-        # adds past the padded input are divided by their in-bounds part. Zero-pad the
-        # input so those windows fit, then pool without ceil_mode.
-        input, padding = _pad_for_ceil(input, pool_size, pool_stride, padding, data_format)
+        # 1.x divided every window by the kernel area (volume); today the windows that
+        # ceil_mode adds past the padded input are divided by their in-bounds part.
+        # Zero-pad the input so those windows fit, then pool without ceil_mode.
+        input, padding = _pad_for_ceil(nd, input, pool_size, pool_stride, padding, data_format)
         ceil_mode = False
-    return F.avg_pool2d(input, pool_size, stride=pool_stride, padding=padding,
-                        ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+    return getattr(F, "avg_pool%dd" % nd)(input, pool_size, stride=pool_stride, padding=padding,
+                                           ceil_mode=ceil_mode, exclusive=exclusive,
+                                           data_format=data_format)
 
 
-def _pad_for_ceil(x, pool_size, stride, padding, data_format):
-    k, s = _pair(pool_size), _pair(stride)
-    p = _pair(padding)
-    if len(p) == 2:
-        p = [p[0], p[0], p[1], p[1]]
-    spatial = shape_of(x)[2:] if data_format == "NCHW" else shape_of(x)[1:-1]
-    extra = []
-    for i, n in enumerate(spatial):
-        lo, hi = p[2 * i], p[2 * i + 1]
-        span = n + lo + hi - k[i]
-        out = -(-span // s[i]) + 1
-        extra.append(max(0, (out - 1) * s[i] + k[i] - (n + lo + hi)))
-    pads = [p[2], p[3] + extra[1], p[0], p[1] + extra[0]]  # F.pad: [left, right, top, bottom]
-    return F.pad(x, pads, mode="constant", value=0.0, data_format=data_format), 0
+@_nn("pool2d", replacement="paddle.nn.functional.max_pool2d / avg_pool2d (stride=1 explicitly)")
+def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+           global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
+           data_format="NCHW"):
+    return _pool(2, input, pool_size, pool_type, pool_stride, pool_padding, global_pooling,
+                 ceil_mode, exclusive, data_format)
 
 
 @_nn("pool3d", replacement="paddle.nn.functional.max_pool3d / avg_pool3d (stride=1 explicitly)")
 def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
            data_format="NCDHW"):
-    if pool_type not in ("max", "avg"):
-        raise ValueError("Unknown Attr(pool_type): '%s'. It can only be 'max' or 'avg'." % pool_type)
-    if global_pooling:
-        if pool_type == "avg":
-            return F.adaptive_avg_pool3d(input, 1, data_format=data_format)
-        return F.adaptive_max_pool3d(input, 1)
-    if pool_size == -1:
-        raise ValueError("When Attr(global_pooling) is False, Attr(pool_size) must be set")
-    padding = pool_padding.upper() if isinstance(pool_padding, str) else pool_padding
-    if pool_type == "max":
-        return F.max_pool3d(input, pool_size, stride=pool_stride, padding=padding,
-                            ceil_mode=ceil_mode, data_format=data_format)
-    if not exclusive and ceil_mode and not isinstance(padding, str):
-        # as pool2d: 1.x divided every window by the kernel volume
-        input, padding = _pad_for_ceil3d(input, pool_size, pool_stride, padding, data_format)
-        ceil_mode = False
-    return F.avg_pool3d(input, pool_size, stride=pool_stride, padding=padding,
-                        ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+    return _pool(3, input, pool_size, pool_type, pool_stride, pool_padding, global_pooling,
+                 ceil_mode, exclusive, data_format)
 
 
-def _pad_for_ceil3d(x, pool_size, stride, padding, data_format):
-    k, s, p = _pair(pool_size, 3), _pair(stride, 3), _pair(padding, 3)
-    if len(p) == 3:
-        p = [p[0], p[0], p[1], p[1], p[2], p[2]]
-    spatial = shape_of(x)[2:] if data_format == "NCDHW" else shape_of(x)[1:-1]
+def _pad_for_ceil(nd, x, pool_size, stride, padding, data_format):
+    """``x`` zero-padded at the high end of each spatial dimension so that the windows
+    ceil_mode adds fit, with the padding folded in (the pool then takes padding 0)."""
+    k, s, p = _pair(pool_size, nd), _pair(stride, nd), _pair(padding, nd)
+    if len(p) == nd:
+        p = [v for v in p for _ in (0, 1)]
+    channels_first = data_format in ("NCHW", "NCDHW")
+    spatial = shape_of(x)[2:] if channels_first else shape_of(x)[1:-1]
     pads = []
     for i, n in enumerate(spatial):
         lo, hi = p[2 * i], p[2 * i + 1]
         span = n + lo + hi - k[i]
         out = -(-span // s[i]) + 1
         pads.append((lo, hi + max(0, (out - 1) * s[i] + k[i] - (n + lo + hi))))
-    # F.pad of a 5-D input: [left, right, top, bottom, front, back]
-    flat = [pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]]
+    # F.pad takes the last spatial dimension first: [left, right, top, bottom(, front, back)]
+    flat = [v for lo_hi in reversed(pads) for v in lo_hi]
     return F.pad(x, flat, mode="constant", value=0.0, data_format=data_format), 0
 
 
