@@ -9,10 +9,13 @@ What it does
     in that order; a feed that is not a dict display is passed as ``dict(<feed>)``. Runs with other fetch lists get one more evaluation program each,
     made right after the first (``test_program_2 = paddle.static.normalize_program(...)``)
     when the cloned program's expression can be written twice (a name, an attribute or
-    ``default_main_program()``). A run may also sit in a function defined in the same scope that gets
-    the clone as a parameter (1.x's ``train_test(train_test_program=test_program, ...)``)
-    when every call of that function passes the clone for that parameter and the fetched
-    names are the enclosing scope's. Any other clone with ``for_test`` is reported for a
+    ``default_main_program()``). A run may also sit in a function defined in the same scope, or at module
+    level, that gets the clone as a parameter (1.x's
+    ``train_test(train_test_program=test_program, ...)``) when every call of that function
+    is in the clone's scope and passes the clone for that parameter, and the fetched names
+    are that scope's: written in the run, or passed by every call as the same list for a
+    parameter that the function uses only as its runs' ``fetch_list`` (the book's
+    ``train_test(executor, program, reader, feeder, fetch_list)``). Any other clone with ``for_test`` is reported for a
     manual rewrite and left as it is.
 
 Why is this bad?
@@ -48,8 +51,9 @@ Example
 
 Fix safety
     Safe when it applies (tests/test_programs_proof.py: fit_a_line_static,
-    mnist_static_classifier (two fetch lists) and static_eval_clone (dropout, batch norm,
-    a helper function) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
+    mnist_static_classifier (two fetch lists), static_eval_clone (dropout, batch norm,
+    a helper function) and static_book_train_test (a module-level helper given the fetch
+    list) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
     clone ran every forward operator: only side effects of unused operators
     (``layers.Print``, ``py_func``) differ. Manual when the clone is used otherwise (passed
     to ``CompiledProgram``, saved, inspected), when the runs fetch values bound after the
@@ -445,9 +449,14 @@ def _sees(s: "_Scope", owner: "_Scope", name: str) -> bool:
     return p is owner
 
 
-def _run_of(load, parents, calls_per_line):
+#: a helper's run whose fetch_list is the helper's parameter: the lists its calls pass
+FROM_CALLS = ("<from calls>",)
+
+
+def _run_of(load, parents, calls_per_line, fetch_param: Optional[str] = None):
     """({fetch names}, [line]) when ``load`` is the program of ``<executor>.run(load, ...,
-    fetch_list=[...])`` (or ``run(program=load, ...)``), else None."""
+    fetch_list=[...])`` (or ``run(program=load, ...)``), else None. In a helper,
+    ``fetch_list=<fetch_param>`` gives :data:`FROM_CALLS` for the names."""
     call = parents.get(id(load))
     keyword = None
     if isinstance(call, ast.keyword):
@@ -461,8 +470,12 @@ def _run_of(load, parents, calls_per_line):
     elif not (len(call.args) == 1 and call.args[0] is load):
         return None
     fetch = [k.value for k in call.keywords if k.arg == "fetch_list"]
+    if any(k.arg is None for k in call.keywords):
+        return None
+    if fetch and isinstance(fetch[0], ast.Name) and fetch_param is not None and fetch[0].id == fetch_param:
+        return {FROM_CALLS}, [(call.lineno, FROM_CALLS)]
     names = _fetch_names(fetch[0]) if fetch else None
-    if names is None or any(k.arg is None for k in call.keywords):
+    if names is None:
         return None
     return {tuple(names)}, [(call.lineno, tuple(names))]
 
@@ -477,8 +490,9 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
         call = parents.get(id(call))
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         return None
-    helper = scope.defs.get(call.func.id)
-    if helper is None or scope.stores.get(call.func.id) != [helper.node.lineno] or \
+    owner, helper = _helper_def(call.func.id, scope, scopes)
+    if helper is None or owner.stores.get(call.func.id) != [helper.node.lineno] or \
+            call.func.id in owner.declared or \
             helper.node.args.vararg or helper.node.args.kwarg or helper.node.decorator_list:
         return None
     params = [a.arg for a in helper.node.args.posonlyargs + helper.node.args.args]
@@ -492,30 +506,84 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
     if param not in params or param in helper.stores or param in helper.declared:
         return None
     index = params.index(param)
-    if any(_sees(s, scope, call.func.id) for s in scopes if s is not scope and s is not helper):
-        return None
+    if any(_sees(s, owner, call.func.id) for s in scopes if s is not scope and s is not helper) or \
+            (owner is not scope and call.func.id in owner.loads):
+        return None   # called from elsewhere too (the module's own code included)
+    fetch_param = _fetch_param(helper, params, param, scopes, parents)
+    passed = set()   # the fetch lists the calls pass for fetch_param
     for use in scope.loads.get(call.func.id, []):  # every call passes this very name there
         c = parents.get(id(use))
         if not (isinstance(c, ast.Call) and c.func is use) or any(isinstance(a, ast.Starred) for a in c.args) \
                 or any(k.arg is None for k in c.keywords):
             return None
-        given = [k.value for k in c.keywords if k.arg == param] or \
-            ([c.args[index]] if index < len(c.args) else [])
+        given = _given(c, param, index)
         if len(given) != 1 or not (isinstance(given[0], ast.Name) and given[0].id == load.id):
             return None
+        if fetch_param is not None:
+            given = _given(c, fetch_param, params.index(fetch_param))
+            names = _fetch_names(given[0]) if len(given) == 1 else None
+            if names is None:
+                return None
+            passed.add(tuple(names))
+    if len(passed) > 1:
+        return None   # one evaluation program serves the helper's runs
     if any(s.parent is helper for s in scopes if param in s.loads):
         return None
     fetch_lists, runs = set(), []
     for use in helper.loads.get(param, []):
-        found = _run_of(use, parents, calls_per_line)
+        found = _run_of(use, parents, calls_per_line, fetch_param)
         if found is None:
             return None
+        if FROM_CALLS in found[0]:
+            found = ({next(iter(passed))} if passed else set(),
+                     [(line, next(iter(passed))) for line, _ in found[1]] if passed else [])
         for names in found[0]:
             if any(n in helper.stores or n in params for n in names):
                 return None   # fetches must be values of the scope the clone is in
         fetch_lists.update(found[0])
         runs.extend(found[1])
     return (fetch_lists, runs) if runs else None
+
+
+def _given(call, param: str, index: int) -> list:
+    """The argument ``call`` passes for the parameter ``param`` (at ``index``)."""
+    return [k.value for k in call.keywords if k.arg == param] or \
+        ([call.args[index]] if index < len(call.args) else [])
+
+
+def _helper_def(name: str, scope, scopes):
+    """(scope that defines it, its function scope) for a function called by name from
+    ``scope``: defined in ``scope`` itself, or at module level when no scope in between
+    binds the name; else (None, None)."""
+    if name in scope.defs:
+        return scope, scope.defs[name]
+    p = scope
+    while p.parent is not None:
+        if name in _locals(p) or name in p.declared:
+            return None, None
+        p = p.parent
+    if p is scope or name not in p.defs:
+        return None, None
+    return p, p.defs[name]
+
+
+def _fetch_param(helper, params, program_param: str, scopes, parents) -> Optional[str]:
+    """The helper's parameter that its runs take as ``fetch_list=<it>`` and use for
+    nothing else (1.x's ``train_test(executor, program, reader, feeder, fetch_list)``), or
+    None."""
+    found = None
+    for p in params:
+        if p == program_param or p in helper.stores or p in helper.declared:
+            continue
+        uses = helper.loads.get(p, [])
+        if not uses or any(s.parent is helper for s in scopes if p in s.loads):
+            continue
+        if all(isinstance(parents.get(id(u)), ast.keyword) and parents[id(u)].arg == "fetch_list"
+               for u in uses):
+            if found is not None:
+                return None
+            found = p
+    return found
 
 
 def _fetch_names(node) -> Optional[List[str]]:
