@@ -713,19 +713,26 @@ def _tied_calls(up) -> dict:
         tree = untouched.parse(up.source)  # shared with the engine's passes: read only
     except SyntaxError:
         return cached
-    defs, guards = {}, []
+    defs, methods, guards = {}, {}, []
     for n in ast.walk(tree):
         if type(n) is ast.FunctionDef or type(n) is ast.AsyncFunctionDef:
             defs[n.name] = n
+        elif type(n) is ast.ClassDef:
+            for f in n.body:
+                if type(f) is ast.FunctionDef or type(f) is ast.AsyncFunctionDef:
+                    methods[f.name] = f
+                    if f.name == "__init__":
+                        methods[n.name] = f  # Net(...) runs Net.__init__
         elif _is_guard_block(n):
             guards.append(n)
     memo = {}
 
-    def function_counts(name, skip_guards, stack):
-        key = (name, skip_guards)
+    def function_counts(name, skip_guards, stack, table=None):
+        table = defs if table is None else table
+        key = (name, skip_guards, table is methods)
         if key not in memo:
             memo[key] = {}  # a recursive call counts nothing more
-            memo[key] = counts(defs[name].body, skip_guards, stack | {name})
+            memo[key] = counts(table[name].body, skip_guards, stack | {name})
         return memo[key]
 
     def counts(nodes, skip_guards, stack):
@@ -754,6 +761,15 @@ def _tied_calls(up) -> dict:
                     if fname in defs and fname not in stack:
                         for name, c in function_counts(fname, skip_guards, stack).items():
                             out[name] = out.get(name, 0) + c * k
+                    elif fname in methods and fname not in defs and fname not in stack:
+                        # a class of the module built here: its __init__ runs
+                        for name, c in function_counts(fname, skip_guards, stack, methods).items():
+                            out[name] = out.get(name, 0) + c * k
+                if type(n.func) is ast.Attribute and n.func.attr in methods and n.func.attr not in stack:
+                    # model.net() / self.embedding_layer(x): a method of a class of the module
+                    # (PaddleRec's CTR-DNN builds its network in CTR().net())
+                    for name, c in function_counts(n.func.attr, skip_guards, stack, methods).items():
+                        out[name] = out.get(name, 0) + c * m
             for field in n._fields:
                 v = getattr(n, field, None)
                 if type(v) is list:
