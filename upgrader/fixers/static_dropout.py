@@ -107,6 +107,19 @@ class _Decided(Exception):
 _STOP_WHEN_DECIDED = True
 
 
+#: `<program>().random_seed` seeded 1.8's dygraph as well as static graphs (dygraph/ptb_lm,
+#: transformer, ... set both programs' seeds in their guard), and fix renames the startup
+#: program's to paddle.static.default_startup_program() in dygraph code: not static evidence
+_SEEDED_PROGRAMS = frozenset(
+    f"paddle.{ns}.default_{kind}_program"
+    for ns in ("fluid", "fluid.framework", "static") for kind in ("main", "startup"))
+
+
+def _is_seed_of_default_program(node, resolve) -> bool:
+    return (node.attr.value == "random_seed" and isinstance(node.value, cst.Call)
+            and not node.value.args and resolve(node.value.func) in _SEEDED_PROGRAMS)
+
+
 def _survey(up):
     """(static-graph evidence, dynamic-mode evidence), in legacy and in today's spelling,
     so that a second `fix` of the output decides the same way. The walk stops once both
@@ -167,6 +180,8 @@ def _survey(up):
                     mark("dynamic")
 
         def visit_Attribute(self, node):
+            if _is_seed_of_default_program(node, resolve):
+                return False  # the seeding idiom of both modes: no evidence either way
             if dotted_of(node) is None:
                 return True  # `fluid.default_main_program().global_block()`: look inside
             classify(resolve(node))
