@@ -6,7 +6,10 @@ What it does
     by keyword) loses that argument when it is the literal ``True`` (1.8's default, which
     is what 3.x always does), and the arguments after it become keywords:
     ``m.named_sublayers('m', True, True)`` → ``m.named_sublayers('m', include_self=True)``,
-    ``m.set_dict(sd, True, False)`` → ``m.set_dict(sd, use_structured_name=False)``. Any
+    ``m.set_dict(sd, True, False)`` → ``m.set_dict(sd, use_structured_name=False)``.
+    ``m.sublayers(include_sublayers=False)`` (the literal ``False``, ``m`` a name or an
+    attribute of one) becomes ``[]``, which is what 1.8.5 returned (the 1.8 transformer
+    numbered its layer norms with ``len(self.sublayers(include_sublayers=False))``). Any
     other value is reported for a manual rewrite.
 
 Why is this bad?
@@ -26,9 +29,11 @@ Example
 
 Fix safety
     Safe for the literal ``True``: the call then means what 1.8's default meant, and the
-    remaining arguments keep their values by keyword. ``include_sublayers=False`` (or a
-    value that is not a literal) has no single counterpart: 1.8 returned no sublayers
-    (``sublayers``/``named_sublayers``) or loaded only the layer's own parameters
+    remaining arguments keep their values by keyword; and for ``sublayers(False)`` on a
+    name or attribute: ``[]`` is 1.8.5's result, and the receiver has no call to lose.
+    Other ``include_sublayers=False`` calls (or a value that is not a literal) have no
+    single counterpart: 1.8 returned no sublayers (``named_sublayers``; ``sublayers`` of
+    a computed receiver) or loaded only the layer's own parameters
     (``set_dict``/``load_dict``), which the note explains; it is left manual. The receiver
     is not typed: any call of these method names with more arguments than 3.x's slot
     semantics allow is looked at, in files that use ``paddle.fluid``.
@@ -71,6 +76,14 @@ def _legacy_file(up) -> bool:
     return cached
 
 
+def _plain_receiver(node) -> bool:
+    """A name or attribute chain of names (``self``, ``self.encoder``): dropping the call
+    drops no evaluation that could have an effect."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = original.func
     if not (isinstance(f, cst.Attribute) and f.attr.value in METHODS):
@@ -93,6 +106,12 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     value = code_of(args[hit].value)
     legacy = f"paddle.fluid.dygraph.Layer.{name}"
     ok, lit = literal(value)
+    if name == "sublayers" and ok == "ok" and lit is False and _plain_receiver(f.value):
+        up.report(original, CODE, f"`Layer.sublayers(include_sublayers=False)` → `[]` (1.8 "
+                  "returned [] for it: no sublayer; today's slot is include_self)",
+                  legacy, "", "safe", applied=True)
+        return cst.List(elements=[], lbracket=cst.LeftSquareBracket(),
+                        rbracket=cst.RightSquareBracket())
     if ok != "ok" or lit is not True:
         why = FALSE[name] if ok == "ok" and lit is False else (
             f"include_sublayers={value} is not a literal: 3.x has no include_sublayers "
