@@ -26,8 +26,10 @@ Fix safety
     Safe: 1.x resolved the name to the same variable; ``dict(feed)`` is a shallow copy the
     executor reads as it read the dict. Names given as strings
     (``fetch_list=['loss']``, also built ones: ``prefix + '_w'``, ``'%s_w' % p``,
-    ``'{}_w'.format(p)``, and a list of names bound to a variable first:
-    ``names = [loss.name, acc.name]`` ... ``fetch_list=names``) are reported as manual: a PIR program cannot fetch by name
+    ``'{}_w'.format(p)``, a list of names bound to a variable first:
+    ``names = [loss.name, acc.name]`` ... ``fetch_list=names``, and a name every binding of
+    which gives a string: ``w = 'fc_0.w_0'`` or ``for n in ['fc_0.w_0', 'fc_0.b_0']:`` ...
+    ``fetch_list=[n]``) are reported as manual: a PIR program cannot fetch by name
     (not even data or parameters; checked on 3.3.1), the variable itself must be fetched.
 """
 from __future__ import annotations
@@ -152,6 +154,66 @@ def _name_lists(up) -> Set[str]:
     return out
 
 
+def _string_names(up) -> Set[str]:
+    """Names every binding of which in the module gives a variable name as a string: an
+    assignment of one (``w_name = 'fc_0.w_0'``, ``prefix + '_w'``) or a ``for`` loop over a
+    literal list or tuple of them (``for n in ['fc_0.w_0', 'fc_0.b_0']:``, also
+    ``for n in names:`` with ``names`` such a list)."""
+    cached = getattr(up, "_fetch_string_names", None)
+    if cached is not None:
+        return cached
+    out: Set[str] = set()
+    up._fetch_string_names = out
+    if "fetch_list" not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+
+    def string(e) -> bool:
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, str)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mod)):
+            return string(e.left) or (isinstance(e.op, ast.Add) and string(e.right))
+        return False
+
+    lists, other_lists = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            v = node.value
+            ok = isinstance(v, (ast.List, ast.Tuple)) and v.elts and all(string(e) for e in v.elts)
+            (lists if ok else other_lists).add(node.targets[0].id)
+    lists -= other_lists
+    strings, others = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        ok = t is n and node.value is not None and string(node.value) \
+                            and not isinstance(node, ast.AugAssign)
+                        (strings if ok else others).add(n.id)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            it = node.iter
+            ok = isinstance(it, (ast.List, ast.Tuple)) and it.elts and all(string(e) for e in it.elts) \
+                or isinstance(it, ast.Name) and it.id in lists
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    (strings if ok and n is node.target else others).add(n.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+                others.add(a.arg)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for i in node.items:
+                if i.optional_vars is not None:
+                    others.update(n.id for n in ast.walk(i.optional_vars) if isinstance(n, ast.Name))
+    out.update(strings - others)
+    return out
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
@@ -180,7 +242,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         elements = []
         for el in a.value.elements:
             v = el.value
-            if _string_expr(v):
+            if _string_expr(v) or isinstance(v, cst.Name) and v.value in _string_names(up):
                 strings.append(v)
             if isinstance(v, cst.Attribute) and v.attr.value == "name" and isinstance(v.value, (cst.Name, cst.Attribute)):
                 el = el.with_changes(value=v.value)
