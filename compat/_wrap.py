@@ -13,6 +13,7 @@ costs one extra frame and a dict of keywords: no ``inspect`` and no binding per 
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import importlib
 import inspect
@@ -298,7 +299,7 @@ class _Gen(object):
         return not isinstance(d, _Source) and _eq(d, self.tparams[1][new]) and _eq(self.tparams[1][new], d)
 
     def param(self, p, v):
-        spec = self.e.args.get(p.name)
+        spec = _without_redundant_1d(self.e, self.e.args.get(p.name))
         required = not p.has_default
         passed = "True" if required else "%s is not _UNSET" % v
         plain = spec is None or (spec.rename is not None and not (
@@ -450,6 +451,19 @@ _REDUCERS = {
     "paddle.linalg.norm", "paddle.dist", "paddle.trace", "paddle.std", "paddle.var",
     "paddle.median", "paddle.nansum", "paddle.nanmean", "paddle.count_nonzero",
 }
+
+
+def _without_redundant_1d(e, spec):
+    """``spec`` without a ``wrap_if_default`` of ``paddle.atleast_1d`` when the generated
+    function's last step already turns a 0-d result into shape [1] (``_may_be_0d``); None
+    when nothing else is left (the argument is then passed through as is, which is cheaper
+    than a conditional keyword: matmul's transpose_y)."""
+    wid = getattr(spec, "wrap_if_default", None)
+    if not wid or wid.replace(" ", "") != "paddle.atleast_1d({call})" or not _may_be_0d(e):
+        return spec
+    spec = copy.copy(spec)
+    spec.wrap_if_default = spec.wrap_also_for = None
+    return spec if any(vars(spec).values()) else None
 
 
 def _may_be_0d(e) -> bool:
