@@ -10,6 +10,24 @@ from upgrader.fixers import static_dropout
 
 CASE = Path(__file__).resolve().parent.parent / "fixtures" / "PU104" / "seeded_dygraph_modes.in.py"
 
+# linear_lr_warmup in dygraph mode stays manual (its dygraph LinearLrWarmup is another
+# formula), so the module keeps legacy code and is surveyed again after fix
+WARMUP = """import numpy as np
+import paddle.fluid as fluid
+
+with fluid.dygraph.guard():
+    fluid.default_startup_program().random_seed = 33
+    fluid.default_main_program().random_seed = 33
+    model = fluid.dygraph.Linear(4, 2)
+    lr = fluid.layers.linear_lr_warmup(0.1, 4, 0.0, 0.1)
+    sgd = fluid.optimizer.SGD(learning_rate=lr, parameter_list=model.parameters())
+    for step in range(3):
+        loss = fluid.layers.reduce_mean(model(fluid.dygraph.to_variable(np.ones((2, 4), 'float32'))))
+        loss.backward()
+        sgd.minimize(loss)
+        model.clear_gradients()
+"""
+
 
 def _modes(source):
     seen = []
@@ -29,15 +47,14 @@ def _modes(source):
 
 
 def test_seeded_dygraph_module_is_dygraph_only_before_and_after_fix():
-    src = CASE.read_text()
-    out = upgrade_source(src).code
+    assert set(_modes(CASE.read_text())) == {(False, True)}
+    out = upgrade_source(WARMUP).code
     assert "paddle.static.default_startup_program().random_seed" in out
-    for code in (src, out):
-        assert set(_modes(code)) == {(False, True)}
+    assert set(_modes(out)) == {(False, True)}
 
 
 def test_layers_decay_note_names_dygraph_mode_after_fix():
-    out = upgrade_source(CASE.read_text()).code
+    out = upgrade_source(WARMUP).code
     notes = [f.message for f in upgrade_source(out, fix=False).findings
-             if f.code == "PU104" and "piecewise_decay" in f.message]
+             if f.code == "PU104" and "linear_lr_warmup" in f.message]
     assert notes and all("called in dygraph mode" in m for m in notes), notes

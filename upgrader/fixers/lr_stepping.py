@@ -22,6 +22,14 @@ What it does
     ...)`` program, or a ``fluid.CompiledProgram`` of it, run in the same scope (or, for a
     module-level decay, anywhere in the module).
 
+    Dygraph mode: one of those functions but ``linear_lr_warmup`` called in a guard block
+    (or outside any ``program_guard`` in a module with dynamic-mode code only) returned in
+    1.8 the dygraph decay object of the same formula (``piecewise_decay`` →
+    ``dygraph.PiecewiseDecay(boundaries, values, 0)``, ...), which every ``minimize()``
+    advanced: it becomes the static rule's scheduler, stepped like a dygraph decay
+    (``<sched>.step()`` after every ``minimize()``; written inline as the optimizer's
+    ``learning_rate`` it is bound to a fresh name first), under the dygraph conditions.
+
 Why is this bad?
     A 1.8 decay advanced by itself: a dygraph step-based decay moved one step on every
     ``minimize()``; a static decay was a graph Variable computed from a hidden step
@@ -777,7 +785,9 @@ def plan(up) -> _Plan:
     for call, entry, scope in v.scheds:
         p.decisions[id(call)] = _decide(up, v, p, call, entry, scope)
     for call, entry, scope in v.statics:
-        p.decisions[id(call)] = _decide_static(up, v, p, call, entry, scope)
+        dyg = _in_dygraph(up, v, call, entry)
+        p.decisions[id(call)] = _decide(up, v, p, call, dyg, scope) if dyg is not None \
+            else _decide_static(up, v, p, call, entry, scope)
     if len(v.statics) > 1:
         _shared_counters(up, v, p)
     return p
@@ -868,6 +878,35 @@ class _StaticDecision(Decision):
 def _dygraph_only(up) -> bool:
     from upgrader.fixers.static_dropout import dygraph_only
     return dygraph_only(up)
+
+
+#: 1.8.5's layers.*_decay in dygraph mode returned the dygraph decay object of the same
+#: formula, begin and counter start as its static graph (layers/learning_rate_scheduler.py:
+#: piecewise_decay -> PiecewiseDecay(boundaries, values, 0), noam_decay -> NoamDecay (begin
+#: 1, the static counter's first step), ...), which every minimize() advanced: the static
+#: rule's scheduler (its formula proven on 1.8.5 static programs) stepped after each
+#: minimize(). linear_lr_warmup is not among them: its dygraph LinearLrWarmup is another
+#: formula (manual, like the class).
+DYGRAPH_DECAYS = frozenset(f"paddle.fluid.layers.{n}" for n in (
+    "piecewise_decay", "exponential_decay", "natural_exp_decay", "inverse_time_decay",
+    "polynomial_decay", "cosine_decay", "noam_decay"))
+
+
+def _in_dygraph(up, v: _Survey, call: cst.Call, entry):
+    """A step-based copy of a static decay's entry when the call runs in dygraph mode (in a
+    guard block, or outside any program_guard in a module with dynamic-mode code only)."""
+    where = v.where[id(call)]
+    if entry.name not in DYGRAPH_DECAYS or entry.safety == "manual" or not (
+            where.dygraph or (where.guard is None and _dygraph_only(up))):
+        return None
+    b = bind(entry, call)
+    for hole in _lambda_body_holes(entry):
+        a = None if isinstance(b, Manual) else b.values.get(hole)
+        if a is not None and literal(code_of(a.value))[0] != "ok":
+            return None  # the rate formula reads it at every step: the static path says so
+    e = copy.copy(entry)
+    e.structural, e.mode = STEP_BASED, "dygraph"
+    return e
 
 
 def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int):
