@@ -72,3 +72,25 @@ def test_a_todo_the_engine_cannot_see_is_reported_at_its_statement(tmp_path):
     assert res.returncode == 1
     ignored = _run("check", "--no-cache", "--ignore", "PU207", "m.py", cwd=tmp_path)
     assert ignored.returncode == 0
+
+
+def test_an_unsafe_fix_applied_later_takes_its_todo_along(tmp_path):
+    """fix leaves a TODO on an unsafe rewrite; fix --unsafe-fixes applies it and removes
+    that TODO, and keeps the TODO of a follow-up it still cannot do."""
+    src = tmp_path / "prog.py"
+    src.write_text("import paddle.fluid as fluid\n"
+                   "x = fluid.data('x', [None, 3])\n"
+                   "i = fluid.data('i', [None], dtype='int64')\n"
+                   "y = fluid.layers.gather(x, i)\n"
+                   "z = fluid.layers.sequence_pool(x, 'sum')\n")
+    assert _run("fix", "prog.py", cwd=tmp_path).returncode == 1
+    first = src.read_text()
+    assert "TODO(paddle-upgrade): PU103 `fluid.layers.gather`" in first
+    assert "TODO(paddle-upgrade): PU102 `fluid.layers.sequence_pool`" in first
+    _run("fix", "--unsafe-fixes", "prog.py", cwd=tmp_path)
+    second = src.read_text()
+    assert "paddle.gather(x, i)" in second
+    assert "PU103" not in second
+    assert "TODO(paddle-upgrade): PU102 `fluid.layers.sequence_pool`" in second
+    res = _run("check", "--no-cache", "--format", "json", "prog.py", cwd=tmp_path)
+    assert [f["code"] for f in json.loads(res.stdout)["findings"]] == ["PU102"]

@@ -381,6 +381,7 @@ class Upgrader(FastTransformer):
         self.skip_nodes: Set[int] = set()  # Names that are not references
         self.ref_decisions: Dict[int, cst.BaseExpression] = {}
         self.todo_stack: List[List[str]] = []
+        self.finding_marks: List[int] = []  # len(findings) when each open statement began
         # compound statements a statement fixer made around a single statement (e.g. the
         # program_guard a minimize is put under): that statement's follow-ups go on it,
         # inside the block, where a second run looks for them
@@ -602,6 +603,7 @@ class Upgrader(FastTransformer):
         t = type(node)
         if _is_statement(t):
             self.todo_stack.append([])
+            self.finding_marks.append(len(self.findings))
             self.stmt_stack.append((node, tuple(self.indents)))
             if id(node) in self.untouched:
                 return False  # nothing the rules look at (untouched.py): keep it as it is
@@ -622,6 +624,16 @@ class Upgrader(FastTransformer):
                 result = hook(self, original_node, result)
             self.stmt_stack.pop()
             todos = self.todo_stack.pop()
+            start = self.finding_marks.pop()
+            if self.opts.fix and len(self.findings) > start:
+                # a follow-up an earlier fix noted here and this run has now applied
+                # (e.g. an unsafe rewrite under --unsafe-fixes): its TODO goes
+                done = {f"{f.code} {_explain_name(f.legacy)}" for f in self.findings[start:] if f.applied}
+                stale = {l.comment.value for l in getattr(original_node, "leading_lines", ())
+                         if l.comment is not None and l.comment.value.startswith(TODO_PREFIX)
+                         and _todo_key(l.comment.value) in done}
+                if stale:
+                    result = drop_todos(result, stale)
             if todos and self.opts.fix:
                 nodes = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
                 # the statement itself: not an assignment hoisted before it (hoist.py)
@@ -879,6 +891,8 @@ class Upgrader(FastTransformer):
                 "(see `paddle-upgrade explain " + entry.short + "`)"))
             return updated
         why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
+        if not why and entry.safety == "safe" and entry.name in fixers.layer_names.LAYERS:
+            why = fixers.layer_names.unsafe_name(self, original, entry)
         if why:  # an argument that makes this call's rewrite change results
             entry = copy.copy(entry)
             entry.safety, entry.note = "unsafe", why
@@ -1075,6 +1089,22 @@ def _todo_key(comment: str) -> str:
     if not m or m.group(2) in ("PU001", "PU003"):
         return comment
     return f"{m.group(1)} {m.group(2)}"
+
+
+def _explain_name(legacy: str) -> str:
+    return legacy[len("paddle."):] if legacy.startswith("paddle.fluid") else legacy
+
+
+def drop_todos(stmt, comments: Set[str]):
+    """``stmt`` without the comment lines ``comments`` (TODOs of an earlier fix that this
+    run has done)."""
+    if isinstance(stmt, cst.FlattenSentinel):
+        return cst.FlattenSentinel([drop_todos(n, comments) for n in stmt.nodes])
+    lines = getattr(stmt, "leading_lines", None)
+    if not lines:
+        return stmt
+    kept = [l for l in lines if l.comment is None or l.comment.value not in comments]
+    return stmt if len(kept) == len(lines) else stmt.with_changes(leading_lines=kept)
 
 
 def attach_todos(stmt, todos: List[str]):
