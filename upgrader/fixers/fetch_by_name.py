@@ -15,7 +15,9 @@ Why is this bad?
 Example
     ``exe.run(main, feed=feed, fetch_list=[avg_cost.name, acc.name])`` →
     ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``;
-    ``fetch_list=[v.name for v in outs]`` → ``fetch_list=[v for v in outs]``.
+    ``fetch_list=[v.name for v in outs]`` → ``fetch_list=[v for v in outs]``; lists joined
+    with ``+`` (``[loss.name] + [m.name for m in metrics]``) and a fetch list passed by
+    position (``exe.run(prog, feed, [loss.name])``) likewise.
 
     3.3.1's ``Executor.run`` removes from the feed dict it is given every key the
     program does not read (1.8 warned and left it whole): after running an inference
@@ -29,7 +31,8 @@ Fix safety
     ``'{}_w'.format(p)``, a list of names bound to a variable first:
     ``names = [loss.name, acc.name]`` ... ``fetch_list=names``, and a name every binding of
     which gives a string: ``w = 'fc_0.w_0'`` or ``for n in ['fc_0.w_0', 'fc_0.b_0']:`` ...
-    ``fetch_list=[n]``) are reported as manual: a PIR program cannot fetch by name
+    ``fetch_list=[n]``, a slice of such a list, ``list(map(lambda v: v.name, outs))``)
+    are reported as manual: a PIR program cannot fetch by name
     (not even data or parameters; checked on 3.3.1), the variable itself must be fetched.
 """
 from __future__ import annotations
@@ -214,6 +217,58 @@ def _string_names(up) -> Set[str]:
     return out
 
 
+def _fetch_value(up, value, strings):
+    """``value`` (a fetch_list) with ``<var>.name`` items fetching ``<var>``, and whether
+    it changed; names given as strings go to ``strings``. Lists joined with ``+``
+    (``[loss.name] + [m.name for m in metrics]``) are handled operand by operand."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        left, a = _fetch_value(up, value.left, strings)
+        right, b = _fetch_value(up, value.right, strings)
+        return (value.with_changes(left=left, right=right), True) if a or b else (value, False)
+    if isinstance(value, cst.Name) and value.value in _name_lists(up):
+        strings.append(value)  # `names = [loss.name, 'acc']` ... fetch_list=names
+        return value, False
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
+            and value.value.value in _name_lists(up):
+        strings.append(value)  # fetch_list=names[:1]
+        return value, False
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+            and value.func.value in ("list", "map", "tuple") \
+            and any(isinstance(n, cst.Attribute) and n.attr.value == "name"
+                    for n in _lambda_bodies(value)):
+        strings.append(value)  # list(map(lambda v: v.name, outs))
+        return value, False
+    if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Attribute) \
+            and value.elt.attr.value == "name" and isinstance(value.elt.value, cst.Name) \
+            and isinstance(value.for_in.target, cst.Name) \
+            and value.for_in.target.value == value.elt.value.value:
+        # `[v.name for v in outs]` → `[v for v in outs]`
+        return value.with_changes(elt=value.elt.value), True
+    if not isinstance(value, (cst.List, cst.Tuple)):
+        return value, False
+    elements, changed = [], False
+    for el in value.elements:
+        v = el.value
+        if _string_expr(v) or isinstance(v, cst.Name) and v.value in _string_names(up):
+            strings.append(v)
+        if isinstance(v, cst.Attribute) and v.attr.value == "name" and isinstance(v.value, (cst.Name, cst.Attribute)):
+            el = el.with_changes(value=v.value)
+            changed = True
+        elements.append(el)
+    return (value.with_changes(elements=elements), True) if changed else (value, False)
+
+
+def _lambda_bodies(call: cst.Call):
+    """The bodies of the lambdas a ``list(map(lambda v: ..., xs))`` call passes."""
+    todo = [call]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Lambda):
+            yield n.body
+        elif isinstance(n, cst.Call):
+            todo.extend(a.value for a in n.args)
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
@@ -223,32 +278,16 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     changed = False
     strings = []
     for i, a in enumerate(args):
-        if a.keyword is None or a.keyword.value != "fetch_list":
+        if a.keyword is None and i == 2 and not any(
+                x.keyword is not None and x.keyword.value == "fetch_list" for x in args) \
+                and all(x.keyword is None and not x.star for x in args[:3]):
+            pass  # exe.run(program, feed, fetch_list): the third positional argument
+        elif a.keyword is None or a.keyword.value != "fetch_list":
             continue
-        if isinstance(a.value, cst.Name) and a.value.value in _name_lists(up):
-            strings.append(a.value)  # `names = [loss.name, 'acc']` ... fetch_list=names
-            continue
-        comp = a.value
-        if isinstance(comp, cst.ListComp) and isinstance(comp.elt, cst.Attribute) \
-                and comp.elt.attr.value == "name" and isinstance(comp.elt.value, cst.Name) \
-                and isinstance(comp.for_in.target, cst.Name) \
-                and comp.for_in.target.value == comp.elt.value.value:
-            # `[v.name for v in outs]` → `[v for v in outs]`
-            args[i] = a.with_changes(value=comp.with_changes(elt=comp.elt.value))
+        value, did = _fetch_value(up, a.value, strings)
+        if did:
+            args[i] = a.with_changes(value=value)
             changed = True
-            continue
-        if not isinstance(a.value, (cst.List, cst.Tuple)):
-            continue
-        elements = []
-        for el in a.value.elements:
-            v = el.value
-            if _string_expr(v) or isinstance(v, cst.Name) and v.value in _string_names(up):
-                strings.append(v)
-            if isinstance(v, cst.Attribute) and v.attr.value == "name" and isinstance(v.value, (cst.Name, cst.Attribute)):
-                el = el.with_changes(value=v.value)
-                changed = True
-            elements.append(el)
-        args[i] = a.with_changes(value=a.value.with_changes(elements=elements))
     if strings and up.opts.enabled(CODE) and not up.suppressed_node(original, CODE):
         up.report(original, CODE, "fetch_list names a variable by a string: fetch the "
                   "variable itself (a parameter: program.get_parameter_value_by_name(name)); a "
