@@ -1667,6 +1667,22 @@ finally:
     for d in dirs:
         shutil.rmtree(d)
 '''),
+    ("space_to_depth_dygraph_static", '''
+def grads(shape, bs):
+    x = fluid.dygraph.to_variable(rng.randn(*shape).astype('float32'))
+    x.stop_gradient = False
+    y = fluid.layers.space_to_depth(x, blocksize=bs)
+    w = fluid.dygraph.to_variable(rng.randn(*y.shape).astype('float32'))
+    fluid.layers.reduce_sum(y * w).backward()
+    return [y, x.gradient()]
+def f():
+    return grads((1, 4, 2, 2), 2) + grads((2, 8, 4, 6), 2) + grads((2, 9, 3, 3), 3)
+X = rng.randn(3, 8, 4, 2).astype('float32')
+def build():
+    d = fluid.data('d', [None, 8, 4, 2], 'float32')
+    return fluid.layers.space_to_depth(d, 2)
+out = dy(f) + [static_run(build, {'d': X})]
+'''),
 ]
 
 

@@ -742,3 +742,39 @@ def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, name=None):
     if (threshold, scale, offset) == (6.0, 6.0, 3.0):
         return F.hardswish(x)
     return x * paddle.clip(x + float(offset), 0.0, float(threshold)) / float(scale)
+
+
+def _space_to_depth_index(c, h, w, blocksize):
+    """Where each output element of 1.8.5's space_to_depth comes from, per sample: the
+    kernel is darknet's reorg over the flat sample buffer (input element
+    ``i + w * (j + h * k)`` goes to ``w2 + w * bs * (h2 + h * bs * c2)`` with
+    ``c2 = k % (c / bs**2)``, ``offset = k // (c / bs**2)``, ``w2 = i * bs + offset % bs``,
+    ``h2 = j * bs + offset // bs``), and the buffer is then read as
+    ``[c * bs**2, h / bs, w / bs]``: not the channel order of pixel_unshuffle (checked
+    on 1.8.5 with several shapes and block sizes)."""
+    import numpy as np
+    bs = blocksize
+    out_c = c // (bs * bs)
+    k, j, i = np.meshgrid(np.arange(c), np.arange(h), np.arange(w), indexing="ij")
+    offset = k // out_c
+    dest = (i * bs + offset % bs) + w * bs * ((j * bs + offset // bs) + h * bs * (k % out_c))
+    source = np.empty(c * h * w, dtype="int64")
+    source[dest.ravel()] = np.arange(c * h * w)
+    return source
+
+
+@_nn("space_to_depth", replacement="no counterpart with 1.8's channel order "
+                                   "(paddle.nn.functional.pixel_unshuffle orders them differently)")
+def space_to_depth(x, blocksize, name=None):
+    """1.8.5's space_to_depth (NCHW, channels divisible by blocksize**2, height and width
+    by blocksize): a fixed permutation of each sample's elements, applied with a gather
+    (so gradients flow back as in 1.8)."""
+    n, c, h, w = shape_of(x)
+    bs = int(blocksize)
+    if c % (bs * bs) or h % bs or w % bs:
+        raise ValueError("space_to_depth: the channel count must be divisible by blocksize**2 "
+                         "and height and width by blocksize (1.8.5 raised too): got %s, "
+                         "blocksize %d" % ([n, c, h, w], bs))
+    index = paddle.to_tensor(_space_to_depth_index(c, h, w, bs))
+    flat = paddle.reshape(x, [-1, c * h * w])
+    return paddle.reshape(paddle.gather(flat, index, axis=1), [-1, c * bs * bs, h // bs, w // bs])
