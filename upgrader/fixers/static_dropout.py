@@ -28,7 +28,12 @@ Example
     is applied by a plain ``fix``.
 
 Fix safety
-    Safe in static-only modules, unsafe elsewhere (the entry's note). The decision is per
+    Safe in static-only modules, unsafe elsewhere (the entry's note). Applied with
+    ``--unsafe-fixes`` directly in a ``def forward(self, ...)``, the call gets
+    ``training=self.training`` whatever ``is_test`` said (1.8.5's dygraph dropout ignored
+    it): the layer's own ``train()``/``eval()`` mode, which ``model.eval()`` sets on every
+    sublayer; 1.8 followed the last ``train()``/``eval()`` call on any layer, so a forward
+    run after another layer's mode switch still differs (why it stays unsafe). The decision is per
     file: a library module of static helpers called from dynamic-mode code in another file
     looks static-only here. A test program made with ``clone(for_test=True)`` switched
     1.8's dropout to inference; Paddle 3's PIR programs have no such clone, which is
@@ -58,7 +63,42 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         safe = copy.copy(entry)
         safe.safety = "safe"
         return up.apply_entry(original, updated, safe)
-    return up.apply_entry(original, updated, entry)
+    out = up.apply_entry(original, updated, entry)
+    if out is not updated and _in_forward(up):
+        out = _follow_layer_mode(out)
+    return out
+
+
+def _in_forward(up) -> bool:
+    """Directly in the body of a ``def forward(self, ...)`` that does not rebind self."""
+    from upgrader.names import local_binding_counts
+    fn = up.scope.function()
+    if not isinstance(fn, cst.FunctionDef) or fn.name.value != "forward":
+        return False
+    params = fn.params.params
+    return bool(params) and params[0].name.value == "self" and \
+        local_binding_counts(fn).get("self", 0) == 1
+
+
+def _follow_layer_mode(call):
+    """``training=self.training`` in the rewritten call: 1.8's dygraph dropout ignored
+    ``is_test`` and followed the train/eval mode that ``Layer.train()/eval()`` set."""
+    if not (isinstance(call, cst.Call) and dotted_of(call.func) == "paddle.nn.functional.dropout"):
+        return call
+    value = cst.parse_expression("self.training")
+    args = list(call.args)
+    for i, a in enumerate(args):
+        if a.keyword is not None and a.keyword.value == "training":
+            args[i] = a.with_changes(value=value)
+            return call.with_changes(args=args)
+    if any(a.star for a in args) or sum(1 for a in args if a.keyword is None) > 3:
+        return call
+    last = args[-1]
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(cst.Arg(keyword=cst.Name("training"), value=value,
+                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                              whitespace_after=cst.SimpleWhitespace(""))))
+    return call.with_changes(args=args)
 
 
 def static_only(up) -> bool:
