@@ -1683,6 +1683,27 @@ def build():
     return fluid.layers.space_to_depth(d, 2)
 out = dy(f) + [static_run(build, {'d': X})]
 '''),
+    ("layers_utils_nest", '''
+import collections
+u = fluid.layers.utils
+P = collections.namedtuple('P', ['b', 'a'])
+s = {'z': [1, (2, 3)], 'a': P(4, 5), 'm': 6}
+flat = u.flatten(s)
+packed = u.pack_sequence_as(s, [v * 10 for v in flat])
+mapped = u.map_structure(lambda x, y: x + y, s, s)
+errs = []
+for a, b in [(s, s), ([1, 2], (1, 2)), ([1, [2]], [1, 2]), ({'a': 1}, {'b': 1}), ([1, (2,)], [3, (4,)])]:
+    try:
+        u.assert_same_structure(a, b)
+        errs.append(0)
+    except TypeError:
+        errs.append(1)
+    except ValueError:
+        errs.append(2)
+out = [np.array(flat), np.array(u.flatten(packed)), np.array(u.flatten(mapped)), np.array(u.flatten(u.pack_sequence_as(7, [8]))),
+       np.array([type(packed['a']).__name__ == 'P', isinstance(packed['z'][1], tuple), u.is_sequence('ab'), u.is_sequence({}),
+                 u.is_sequence(np.zeros(2)), u.is_sequence((1,))]), np.array(errs)]
+'''),
 ]
 
 
