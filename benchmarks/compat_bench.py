@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/compat_bench.py [--quick]   # prints one JSON object
 
-1. Eager ops: ``compat.fluid.layers.relu(x)`` vs ``paddle.nn.functional.relu(x)`` and
-   ``compat.fluid.layers.elementwise_add(x, y)`` vs ``paddle.add(x, y)`` on small
+1. Eager ops: ``compat.fluid.layers.relu(x)`` vs ``paddle.nn.functional.relu(x)``,
+   ``compat.fluid.layers.elementwise_add(x, y)`` vs ``paddle.add(x, y)``, and matmul,
+   softmax, reshape, transpose and tanh against their modern calls, on small
    tensors (where a wrapper's fixed cost shows most), many calls per repeat, the minimum
    per-call time over the repeats.
 2. A training step: a legacy 1.8 dygraph MLP step (``fluid.dygraph.Linear`` with
@@ -103,6 +104,12 @@ def eager_ops(calls: int, repeats: int) -> dict:
             "relu": (lambda: fluid.layers.relu(x), lambda: paddle.nn.functional.relu(x)),
             "elementwise_add": (lambda: fluid.layers.elementwise_add(x, y),
                                 lambda: paddle.add(x, y)),
+            "matmul": (lambda: fluid.layers.matmul(x, y), lambda: paddle.matmul(x, y)),
+            "softmax": (lambda: fluid.layers.softmax(x), lambda: paddle.nn.functional.softmax(x)),
+            "reshape": (lambda: fluid.layers.reshape(x, [64]), lambda: paddle.reshape(x, [64])),
+            "transpose": (lambda: fluid.layers.transpose(x, [1, 0]),
+                          lambda: paddle.transpose(x, [1, 0])),
+            "tanh": (lambda: fluid.layers.tanh(x), lambda: paddle.tanh(x)),
         }
         for name, (legacy, native) in pairs.items():
             legacy(), native()  # first-use warnings, lazy imports

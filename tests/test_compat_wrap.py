@@ -310,42 +310,5 @@ def test_warnings_shown_by_default_and_silenced_by_W(tmp_path):
     assert silenced.returncode == 0 and "LegacyAPIWarning" not in silenced.stderr
 
 
-PERF = emit_source() + r'''
-import timeit
-import numpy as np
-import paddle
-import paddle.nn.functional as F
-import paddle.fluid as fluid
-import warnings
-warnings.simplefilter("ignore")
-paddle.disable_static()
-x = paddle.to_tensor(np.random.RandomState(0).rand(8, 8).astype("float32"))
-L = fluid.layers
-pairs = {
-    "relu": (lambda: F.relu(x), lambda: L.relu(x)),
-    "matmul": (lambda: paddle.matmul(x, x), lambda: L.matmul(x, x)),
-    "softmax": (lambda: F.softmax(x), lambda: L.softmax(x)),
-    "reshape": (lambda: paddle.reshape(x, [64]), lambda: L.reshape(x, [64])),
-    "transpose": (lambda: paddle.transpose(x, [1, 0]), lambda: L.transpose(x, [1, 0])),
-    "elementwise_add": (lambda: paddle.add(x, x), lambda: L.elementwise_add(x, x)),
-    "tanh": (lambda: paddle.tanh(x), lambda: L.tanh(x)),
-}
-out = {}
-for name, (direct, legacy) in pairs.items():
-    direct(); legacy()
-    a = b = float("inf")
-    for _ in range(30):
-        a = min(a, timeit.timeit(direct, number=400))
-        b = min(b, timeit.timeit(legacy, number=400))
-    out[name] = b / a - 1.0
-emit(overhead=out)
-'''
-
-
-def test_overhead_on_eager_ops_is_at_most_10_percent(tmp_path):
-    proc = run_script(tmp_path, PERF)
-    assert proc.returncode == 0, explain(proc)
-    overhead = results(proc)["overhead"]
-    median = sorted(overhead.values())[len(overhead) // 2]
-    assert median <= 0.10, overhead
-    assert max(overhead.values()) <= 0.25, overhead  # no op far off, even on a loaded machine
+# The per-call overhead of these wrappers is measured by make bench
+# (benchmarks/compat_bench.py: 7 eager ops, median and worst against targets), not here.
