@@ -38,7 +38,11 @@ Fix safety
     attribute (it is read twice). Dropping
     ``CompiledProgram`` runs the plain program on one device: build-strategy fusions do not
     change results; data parallelism over several devices is launched with
-    ``python -m paddle.distributed.launch`` instead (reported in the message).
+    ``python -m paddle.distributed.launch`` instead (reported in the message). Unsafe when
+    1.8 ran it on several devices: ``with_data_parallel(places=...)`` (not None), or a
+    module that sets ``os.environ['CPU_NUM']`` to something other than 1 (1.8 split each
+    batch between the devices and fetched one value per device: a mean loss came back
+    with shape [devices]; checked on 1.8.5 with ``cpu_places(2)``).
 """
 from __future__ import annotations
 
@@ -66,6 +70,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return _adaptive_pool(up, original, updated, entry)
     if entry.structural == "increment-copy":
         return _increment(up, original, updated, entry)
+    if entry.structural == "compiled-program":
+        why = _multi_device(up, original)
+        if why:
+            entry = copy.copy(entry)
+            entry.safety, entry.note = "unsafe", why
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -223,6 +232,56 @@ def _prelu(up, original, updated, entry, bound):
     return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
 
 
+MULTI_DEVICE = (
+    "{how}: 1.8 ran the program on several devices in one process: each batch split "
+    "between them, the gradients averaged, and every fetched value returned per device, "
+    "concatenated (a mean loss of shape [1] came back as [number of devices], one mean "
+    "per part; batch_norm statistics per part; checked on 1.8.5 with cpu_places(2)). The "
+    "plain program runs on one device: fetched losses, batch_norm statistics and, with "
+    "parts of unequal size, the updates differ. Keep one device (index the loss as 1.8 "
+    "returned it no more), or launch one process per device with "
+    "python -m paddle.distributed.launch and fleet.distributed_optimizer")
+
+
+def _multi_device(up, original):
+    """Why ``CompiledProgram(...)``, in a ``.with_data_parallel(...)`` given ``places=``
+    (not None) or in a module that sets ``CPU_NUM`` to something other than 1, ran on
+    several devices in 1.8; None otherwise. (Without ``places`` 1.8 used ``CPU_NUM``
+    places, default 1, on CPU and every visible GPU on GPU.)"""
+    cached = getattr(up, "_multi_device_cache", None)
+    if cached is None:
+        import ast
+        from upgrader import untouched
+        cached = up._multi_device_cache = {}
+        if "with_data_parallel" in up.source:
+            try:
+                tree = untouched.parse(up.source)
+            except SyntaxError:
+                tree = None
+            cpu_num = None
+            for n in ast.walk(tree) if tree is not None else ():
+                if isinstance(n, ast.Assign) and any(
+                        isinstance(t, ast.Subscript) and "CPU_NUM" in ast.dump(t.slice) for t in n.targets):
+                    v = n.value
+                    if not (isinstance(v, ast.Constant) and str(v.value) == "1"):
+                        cpu_num = "CPU_NUM=%s set in the module" % ast.unparse(v)
+            for n in ast.walk(tree) if tree is not None else ():
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                        and n.func.attr == "with_data_parallel" and isinstance(n.func.value, ast.Call):
+                    places = next((k.value for k in n.keywords if k.arg == "places"),
+                                  n.args[4] if len(n.args) > 4 else None)
+                    inner = n.func.value
+                    key = (inner.lineno, inner.col_offset + 1)
+                    if places is not None and not (isinstance(places, ast.Constant) and places.value is None):
+                        cached[key] = "with_data_parallel(places=%s)" % ast.unparse(places)
+                    elif cpu_num:
+                        cached[key] = "with_data_parallel() with " + cpu_num
+    if not cached:
+        return None
+    how = cached.get(tuple(up.pos(original)[:2]))
+    return MULTI_DEVICE.format(how=how) if how else None
+
+
 def _compiled(up, original, updated, entry, bound):
     # `CompiledProgram(p)` alone; `.with_data_parallel(...)` is handled by the caller's chain
     prog = bound.values["program_or_graph"].value
@@ -232,8 +291,9 @@ def _compiled(up, original, updated, entry, bound):
     static_mode.note_applied(up, entry)
     up.compiled_programs.add(id(original))
     up.report(original, entry.code, f"`{entry.short}(prog)` → `prog` (PIR programs run as they are; "
-              "multi-device data parallelism is launched with paddle.distributed.launch)",
-              entry.name, "", "safe", applied=True)
+              "multi-device data parallelism is launched with paddle.distributed.launch)"
+              + (f" ({entry.note})" if entry.safety == "unsafe" else ""),
+              entry.name, "", entry.safety, applied=True)
     return prog
 
 
