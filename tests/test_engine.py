@@ -237,9 +237,16 @@ def test_pool2d_class_chosen_by_pool_type_with_explicit_stride():
     assert "d = paddle.nn.functional.max_pool2d(x, kernel_size=2, stride=1, padding=0, ceil_mode=True)" in out
 
 
-def test_pool2d_non_literal_type_is_manual():
+def test_pool2d_type_given_by_a_name_picks_the_class_at_run_time():
     r = up("from paddle.fluid.dygraph import Pool2D\np = Pool2D(2, kind)\n")
-    assert r.findings[0].fix == "manual" and "Pool2D(2, kind)" in r.code
+    assert r.findings[0].fix == "safe"
+    assert ("(paddle.nn.MaxPool2D(kernel_size=2, stride=1, padding=0) if kind == 'max' else "
+            "paddle.nn.AvgPool2D(kernel_size=2, stride=1, padding=0))") in r.code
+
+
+def test_pool2d_type_given_by_a_call_is_manual():
+    r = up("from paddle.fluid.dygraph import Pool2D\np = Pool2D(2, kind())\n")
+    assert r.findings[0].fix == "manual" and "Pool2D(2, kind())" in r.code
 
 
 def test_save_load_dygraph_keep_1x_files():

@@ -20,8 +20,13 @@ Example
     ``fluid.dygraph.Pool2D(2, 'avg')`` → ``paddle.nn.AvgPool2D(kernel_size=2, stride=1, padding=0)``.
 
 Fix safety
-    Safe when ``pool_type`` and ``global_pooling`` are literals; otherwise the call is left
-    for a manual rewrite. Average pooling with ``ceil_mode`` set (or not a literal) and
+    Safe when ``pool_type`` and ``global_pooling`` are literals, or names / attributes
+    (``pool_type=pool_type`` passed through a helper layer, as the 1.8 MNIST example's
+    ``SimpleImgConvPool``): the call then becomes a conditional expression,
+    ``(MaxPool2D(...) if pool_type == 'max' else AvgPool2D(...))``, each branch mapped as
+    for its literal, so the value at run time picks the class as 1.8 did (1.8 raised for a
+    pool_type other than 'max'/'avg', where the conditional takes the average branch).
+    Any other expression is left for a manual rewrite. Average pooling with ``ceil_mode`` set (or not a literal) and
     ``exclusive=False`` is manual too: 1.8 divided the ceil-extended last window by the
     full kernel size, today's ``avg_pool2d`` by its clipped size. ``use_cudnn`` has no effect on results and is dropped.
 """
@@ -54,10 +59,39 @@ def _value(bound, entry, name):
     return cst.parse_expression(p.default), p.default
 
 
+def _plain(node) -> bool:
+    """A name or an attribute chain of names: reading it has no effect and gives the same
+    value wherever the rewrite puts it."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _with_value(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
+    return call.with_changes(args=[a.with_changes(value=value) if a is arg else a
+                                   for a in call.args])
+
+
 def plan(entry, call: cst.Call):
+    """``(target, kwargs)``; or ``("if", test, plan_if_true, plan_if_false)`` when
+    ``pool_type`` / ``global_pooling`` is a name or attribute (the models' SimpleImgConvPool
+    passes them through): each branch is planned with the literal it stands for."""
     bound = bind(entry, call)
     if isinstance(bound, Manual):
         return bound
+    for name, choices in (("pool_type", ("'max'", "'avg'")), ("global_pooling", ("True", "False"))):
+        arg = bound.values.get(name)
+        if arg is None or not _plain(arg.value) or literal(code_of(arg.value))[0] == "ok":
+            continue
+        branches = [plan(entry, _with_value(call, arg, cst.parse_expression(c))) for c in choices]
+        for b in branches:
+            if isinstance(b, Manual):
+                return Manual(f"{name}={code_of(arg.value)} is not a literal, and with "
+                              f"{name}={choices[branches.index(b)]}: {b.reason}")
+        test = arg.value if name == "global_pooling" else cst.Comparison(
+            left=arg.value, comparisons=[cst.ComparisonTarget(
+                operator=cst.Equal(), comparator=cst.SimpleString("'max'"))])
+        return ("if", test, branches[0], branches[1])
     functional = entry.kind == "function"
     dims = "3D" if entry.name.endswith("pool3d") else "2D"
     _, ptype = _value(bound, entry, "pool_type")
@@ -113,9 +147,32 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if isinstance(p, Manual):
         up.report_entry(original, entry, False, manual=p.reason)
         return updated
+    static_mode.note_applied(up, entry)
+    new = _build(updated, p)
+    if p[0] == "if":
+        targets = " / ".join(sorted(set(_targets(p))))
+        up.report(original, entry.code, f"`{entry.short}` → `{targets}` chosen at run time by "
+                  "the value of pool_type / global_pooling (a conditional expression; 1.x "
+                  "stride default 1 kept explicit)", entry.name, _targets(p)[0], "safe",
+                  applied=True)
+        return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    up.report(original, entry.code, f"`{entry.short}` → `{p[0]}` (1.x stride default 1 kept explicit)",
+              entry.name, p[0], "safe", applied=True)
+    return new
+
+
+def _targets(p):
+    return _targets(p[2]) + _targets(p[3]) if p[0] == "if" else [p[0]]
+
+
+def _build(updated: cst.Call, p):
+    if p[0] == "if":
+        body, orelse = (_build(updated, b) for b in p[2:])
+        if isinstance(body, cst.IfExp):  # nested: parenthesized, or Python regroups them
+            body = body.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if isinstance(orelse, cst.IfExp):
+            orelse = orelse.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.IfExp(test=p[1], body=body, orelse=orelse)
     target, kwargs = p
     args = [cst.Arg(value=v) if k is None else keyword_arg(k, v) for k, v in kwargs]
-    static_mode.note_applied(up, entry)
-    up.report(original, entry.code, f"`{entry.short}` → `{target}` (1.x stride default 1 kept explicit)",
-              entry.name, target, "safe", applied=True)
     return updated.with_changes(func=cst.parse_expression(target), args=args)
