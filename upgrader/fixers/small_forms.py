@@ -244,42 +244,94 @@ MULTI_DEVICE = (
 
 
 def _multi_device(up, original):
-    """Why ``CompiledProgram(...)``, in a ``.with_data_parallel(...)`` given ``places=``
-    (not None) or in a module that sets ``CPU_NUM`` to something other than 1, ran on
-    several devices in 1.8; None otherwise. (Without ``places`` 1.8 used ``CPU_NUM``
-    places, default 1, on CPU and every visible GPU on GPU.)"""
+    """Why ``CompiledProgram(...)``, in a ``.with_data_parallel(...)`` whose ``places`` may
+    hold several devices, ran on several devices in 1.8; None otherwise. Without
+    ``places`` (or ``places=None``, ``cpu_places()``) 1.8 used ``CPU_NUM`` places on CPU
+    (default 1): several when the module sets ``CPU_NUM`` above 1. ``cpu_places(n)``,
+    ``cuda_places(device_ids=[...])`` and lists of places count as written; a name is
+    followed to its assignments; anything else (``cuda_places()``: every visible GPU) may
+    be several."""
     cached = getattr(up, "_multi_device_cache", None)
     if cached is None:
-        import ast
-        from upgrader import untouched
-        cached = up._multi_device_cache = {}
-        if "with_data_parallel" in up.source:
-            try:
-                tree = untouched.parse(up.source)
-            except SyntaxError:
-                tree = None
-            cpu_num = None
-            for n in ast.walk(tree) if tree is not None else ():
-                if isinstance(n, ast.Assign) and any(
-                        isinstance(t, ast.Subscript) and "CPU_NUM" in ast.dump(t.slice) for t in n.targets):
-                    v = n.value
-                    if not (isinstance(v, ast.Constant) and str(v.value) == "1"):
-                        cpu_num = "CPU_NUM=%s set in the module" % ast.unparse(v)
-            for n in ast.walk(tree) if tree is not None else ():
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                        and n.func.attr == "with_data_parallel" and isinstance(n.func.value, ast.Call):
-                    places = next((k.value for k in n.keywords if k.arg == "places"),
-                                  n.args[4] if len(n.args) > 4 else None)
-                    inner = n.func.value
-                    key = (inner.lineno, inner.col_offset + 1)
-                    if places is not None and not (isinstance(places, ast.Constant) and places.value is None):
-                        cached[key] = "with_data_parallel(places=%s)" % ast.unparse(places)
-                    elif cpu_num:
-                        cached[key] = "with_data_parallel() with " + cpu_num
+        cached = up._multi_device_cache = _multi_device_sites(up.source)
     if not cached:
         return None
     how = cached.get(tuple(up.pos(original)[:2]))
     return MULTI_DEVICE.format(how=how) if how else None
+
+
+def _multi_device_sites(source):
+    import ast
+    from upgrader import untouched
+    out = {}
+    if "with_data_parallel" not in source:
+        return out
+    try:
+        tree = untouched.parse(source)
+    except SyntaxError:
+        return out
+
+    def is_one(v):
+        return isinstance(v, ast.Constant) and str(v.value) == "1"
+
+    cpu_num, bindings = None, {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Subscript) and "CPU_NUM" in ast.dump(t.slice) and not is_one(n.value):
+                    cpu_num = "CPU_NUM=%s" % ast.unparse(n.value)
+                elif isinstance(t, ast.Name):
+                    bindings.setdefault(t.id, []).append(n.value)
+                elif isinstance(t, (ast.Tuple, ast.List)):
+                    for e in t.elts:
+                        if isinstance(e, ast.Name):
+                            bindings.setdefault(e.id, []).append(None)  # unknown
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr == "setdefault" and len(n.args) == 2 \
+                and isinstance(n.args[0], ast.Constant) and n.args[0].value == "CPU_NUM" \
+                and not is_one(n.args[1]):
+            cpu_num = "CPU_NUM=%s" % ast.unparse(n.args[1])
+
+    def several(v, depth=0):
+        """Whether the places expression may hold more than one device."""
+        if v is None or depth > 3:
+            return True
+        if isinstance(v, ast.Constant) and v.value is None:
+            return bool(cpu_num)
+        if isinstance(v, ast.IfExp):
+            return several(v.body, depth + 1) or several(v.orelse, depth + 1)
+        if isinstance(v, (ast.List, ast.Tuple)):
+            return len(v.elts) != 1 or any(isinstance(e, ast.Starred) for e in v.elts)
+        if isinstance(v, ast.Name):
+            values = bindings.get(v.id)
+            return not values or any(several(x, depth + 1) for x in values)
+        if isinstance(v, ast.Call):
+            f = v.func
+            fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if fname == "cpu_places":
+                count = v.args[0] if v.args else next(
+                    (k.value for k in v.keywords if k.arg == "device_count"), None)
+                if count is None or isinstance(count, ast.Constant) and count.value is None:
+                    return bool(cpu_num)
+                return not is_one(count)
+            if fname == "cuda_places":
+                ids = v.args[0] if v.args else next(
+                    (k.value for k in v.keywords if k.arg == "device_ids"), None)
+                return not (isinstance(ids, (ast.List, ast.Tuple)) and len(ids.elts) == 1)
+        return True
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr == "with_data_parallel" and isinstance(n.func.value, ast.Call):
+            places = next((k.value for k in n.keywords if k.arg == "places"),
+                          n.args[4] if len(n.args) > 4 else ast.Constant(value=None))
+            if several(places):
+                inner = n.func.value
+                how = ("with_data_parallel(places=%s)" % ast.unparse(places)
+                       if not (isinstance(places, ast.Constant) and places.value is None)
+                       else "with_data_parallel() with %s set in the module" % cpu_num)
+                out[(inner.lineno, inner.col_offset + 1)] = how
+    return out
 
 
 def _compiled(up, original, updated, entry, bound):
