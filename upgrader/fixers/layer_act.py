@@ -286,6 +286,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         act_by_name.use_layer(up, None)
         return fill(act_by_name.LAYER_HELPER + "({call}, " + src.strip() + ")", {"call": result})
     if id(original) not in up.layer_act_calls:
+        unmapped = map_call(_without_act(entry), original, cst.Name("_"))
+        if isinstance(unmapped, Manual):  # another argument (output_size=...) is manual:
+            # survey_class left the layer out for that, not for how it is stored
+            up.report_entry(original, entry, False, manual=unmapped.reason)
+            return updated
         w = act_wrapper(src)
         escape = up.layer_act_escapes.get(id(original))
         why = w.reason if isinstance(w, Manual) else escape.reason if isinstance(
