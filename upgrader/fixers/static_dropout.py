@@ -31,7 +31,9 @@ Fix safety
     Safe in static-only modules, unsafe elsewhere (the entry's note). Applied with
     ``--unsafe-fixes`` directly in a ``def forward(self, ...)``, the call gets
     ``training=self.training`` whatever ``is_test`` said (1.8.5's dygraph dropout ignored
-    it): the layer's own ``train()``/``eval()`` mode, which ``model.eval()`` sets on every
+    it; not in a decorated forward or a module with dynamic-to-static code, whose 1.8
+    static graph followed is_test): the layer's own ``train()``/``eval()`` mode, which
+    ``model.eval()`` sets on every
     sublayer; 1.8 followed the last ``train()``/``eval()`` call on any layer, so a forward
     run after another layer's mode switch still differs (why it stays unsafe). The decision is per
     file: a library module of static helpers called from dynamic-mode code in another file
@@ -43,6 +45,7 @@ Fix safety
 from __future__ import annotations
 
 import copy
+import re
 
 import libcst as cst
 
@@ -70,14 +73,21 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
 
 
 def _in_forward(up) -> bool:
-    """Directly in the body of a ``def forward(self, ...)`` that does not rebind self."""
+    """Directly in the body of an undecorated ``def forward(self, ...)`` that does not rebind
+    self, in a module with no dynamic-to-static code (1.8's ``@declarative`` forward built a
+    static graph, whose dropout did follow is_test)."""
     from upgrader.names import local_binding_counts
     fn = up.scope.function()
-    if not isinstance(fn, cst.FunctionDef) or fn.name.value != "forward":
+    if not isinstance(fn, cst.FunctionDef) or fn.name.value != "forward" or fn.decorators \
+            or _TO_STATIC_SOURCE.search(up.source):
         return False
     params = fn.params.params
     return bool(params) and params[0].name.value == "self" and \
         local_binding_counts(fn).get("self", 0) == 1
+
+
+# dynamic-to-static code in either spelling (as act_by_name's layer hook checks it)
+_TO_STATIC_SOURCE = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
 
 
 def _follow_layer_mode(call):
