@@ -639,12 +639,20 @@ class Upgrader(FastTransformer):
                 # the statement itself: not an assignment hoisted before it (hoist.py)
                 hoisted = self.__dict__.get("hoisted", ())
                 k = next((i for i, n in enumerate(nodes) if id(n) not in hoisted), 0) if nodes else 0
-                if nodes and id(nodes[k]) in self.wrappers:
+                # ... except a follow-up about a call that now sits in a hoisted assignment
+                # (a second fix finds it there)
+                for i in range(k):
+                    if id(nodes[i]) in hoisted:
+                        mine = _todos_about(self.module.code_for_node(nodes[i]), todos)
+                        if mine:
+                            nodes[i] = attach_todos(nodes[i], mine)
+                            todos = [t for t in todos if t not in mine]
+                if todos and nodes and id(nodes[k]) in self.wrappers:
                     first = nodes[k]
                     inner = attach_todos(first.body.body[0], todos)
                     nodes[k] = first.with_changes(body=first.body.with_changes(
                         body=[inner] + list(first.body.body[1:])))
-                elif nodes:
+                elif todos and nodes:
                     nodes[k] = attach_todos(nodes[k], todos)
                 result = cst.FlattenSentinel(nodes) if isinstance(result, cst.FlattenSentinel) \
                     else (nodes[0] if nodes else result)
@@ -1089,6 +1097,20 @@ def _todo_key(comment: str) -> str:
     if not m or m.group(2) in ("PU001", "PU003"):
         return comment
     return f"{m.group(1)} {m.group(2)}"
+
+
+_TODO_EXPLAIN = re.compile(r"\(paddle-upgrade explain ([^)]+)\)$")
+
+
+def _todos_about(code: str, todos: List[str]) -> List[str]:
+    """The TODO texts whose API (the last part of its explain name) is called in ``code``."""
+    out = []
+    for t in todos:
+        m = _TODO_EXPLAIN.search(t)
+        last = m.group(1).rsplit(".", 1)[-1] if m else ""
+        if last and not last.startswith("PU") and re.search(rf"\b{re.escape(last)}\s*\(", code):
+            out.append(t)
+    return out
 
 
 def _explain_name(legacy: str) -> str:
