@@ -41,10 +41,16 @@ from upgrader.names import BindingsCollector, dotted_of
 
 CODE = "PU202"
 STRUCTURAL = ("run-check",)
-# switching *to* dynamic mode means the program manages its mode; switching back to
-# static (disable_dygraph) is what 1.x did by default, so it does not
+# switching *to* dynamic mode means the program manages its mode (static_program());
+# it does not suppress the insertion: 1.x started in static mode, so static code before
+# an enable_dygraph() call still needs paddle.enable_static() (checked on 1.8.5:
+# in_dygraph_mode() was False before fluid.enable_dygraph() and fluid.data built a
+# static variable there). Switching back to static (disable_dygraph) is what 1.x did by
+# default, so it does not either.
 MODE_SWITCHES = {"paddle.enable_static", "paddle.fluid.enable_dygraph",
-                 "paddle.fluid.enable_imperative", "paddle.fluid.dygraph.enable_dygraph"}
+                 "paddle.fluid.enable_imperative", "paddle.fluid.dygraph.enable_dygraph",
+                 "paddle.fluid.dygraph.base.enable_dygraph", "paddle.fluid.dygraph.enable_imperative",
+                 "paddle.fluid.dygraph.base.enable_imperative"}
 # switching to static mode outside a guard block: a later `with dygraph.guard():` block
 # must switch to dynamic mode for its body and back (1.8's guard restored the mode), so
 # the module counts as a static program for PU201 (checked on 1.8.5: disable_dygraph()
@@ -65,7 +71,8 @@ class Facts:
     static_outside_guard: bool = False  # decided by the survey before rewriting
     module_level_static: bool = False
     has_guard: bool = False
-    already_static: bool = False
+    already_static: bool = False  # paddle.enable_static() already in the module
+    manages_mode: bool = False    # the module switches modes itself (MODE_SWITCHES)
 
 
 def survey(up, module: cst.Module) -> None:
@@ -145,7 +152,9 @@ def survey(up, module: cst.Module) -> None:
             backward.call(node, self.depth_fn > 0)
             dotted = up.resolve_dotted(node.func)
             if dotted_of(node.func) == "paddle.enable_static" or dotted in MODE_SWITCHES:
-                facts.already_static = True  # the program manages its mode itself
+                facts.manages_mode = True  # the program manages its mode itself
+            if dotted_of(node.func) == "paddle.enable_static" or dotted == "paddle.enable_static":
+                facts.already_static = True
             if self.depth_guard == 0 and (dotted_of(node.func) == "paddle.enable_static"
                                           or dotted in STATIC_SWITCHES):
                 facts.static_outside_guard = True
@@ -308,7 +317,7 @@ def _own_lines(up):
 
 def static_program(up) -> bool:
     """The module builds static graphs outside dygraph guards, or sets its mode itself."""
-    return up.facts.static_outside_guard or up.facts.already_static
+    return up.facts.static_outside_guard or up.facts.manages_mode
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
