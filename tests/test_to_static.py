@@ -20,7 +20,7 @@ def test_direct_calls_become_paddle_jit():
     assert res.code == ("import paddle\n\n"
                         "paddle.jit.enable_to_static(False)\n"
                         "paddle.jit.enable_to_static(True)\n"
-                        "y = paddle.jit.to_static(f)(x, *rest)\n")
+                        "y = paddle.jit.to_static(f, full_graph=True)(x, *rest)\n")
     assert {f.code for f in res.findings} == {"PU213", "PU002"}
 
 
@@ -33,7 +33,7 @@ def test_translator_variable_is_removed_when_only_used_for_rewritten_calls():
                "print(pt.get_output(g, x).numpy())\n")
     assert "ProgramTranslator" not in res.code
     assert "    paddle.jit.enable_to_static(False)\n" in res.code
-    assert "print(paddle.jit.to_static(g)(x).numpy())" in res.code
+    assert "print(paddle.jit.to_static(g, full_graph=True)(x).numpy())" in res.code
 
 
 def test_translator_used_for_other_methods_stays_manual():
@@ -57,4 +57,11 @@ def test_bare_declarative_decorator():
     src = ("import paddle.fluid as fluid\nfrom paddle.fluid.dygraph import declarative\n\n\n"
            "@declarative\ndef f(x):\n    return x\n\n\n@fluid.dygraph.jit.declarative\ndef g(x):\n    return x\n")
     got = upgrade_source(src).code
-    assert got.count("@paddle.jit.to_static\n") == 2 and "fluid" not in got
+    # full_graph=True: 1.8 translated the source (AST); the default bytecode mode fails
+    # on a module global holding a static-graph variable (mixed static/dygraph scripts)
+    assert got.count("@paddle.jit.to_static(full_graph=True)\n") == 2 and "fluid" not in got
+
+
+def test_get_output_of_a_lambda_keeps_the_default_mode():
+    res = _fix("y = ProgramTranslator().get_output(lambda v: v + 1, x)\n")
+    assert "y = paddle.jit.to_static(lambda v: v + 1)(x)\n" in res.code

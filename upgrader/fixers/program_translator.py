@@ -3,19 +3,20 @@
 What it does
     ``ProgramTranslator().enable(flag)`` and ``ProgramTranslator.get_instance().enable(flag)``
     become ``paddle.jit.enable_to_static(flag)``; ``<translator>.get_output(func, *args)``
-    becomes ``paddle.jit.to_static(func)(*args)``. A translator kept in a variable
+    becomes ``paddle.jit.to_static(func, full_graph=True)(*args)`` (1.8 translated the
+    function's source, as ``full_graph=True`` does). A translator kept in a variable
     (``translator = fluid.dygraph.ProgramTranslator()``) is handled when the variable is
     only used for those calls: its assignment is deleted.
 
 Why is this bad?
     ``ProgramTranslator`` is gone from the public API: ``@declarative`` became
-    ``@paddle.jit.to_static`` and the global switch ``ProgramTranslator().enable(False)``
+    ``@paddle.jit.to_static(full_graph=True)`` and the global switch ``ProgramTranslator().enable(False)``
     (run the decorated functions eagerly) became ``paddle.jit.enable_to_static(False)``.
 
 Example
     ``fluid.dygraph.ProgramTranslator().enable(False)`` →
     ``paddle.jit.enable_to_static(False)``; ``out = prog_trans.get_output(func, x)`` →
-    ``out = paddle.jit.to_static(func)(x)``.
+    ``out = paddle.jit.to_static(func, full_graph=True)(x)``.
 
 Fix safety
     Safe for ``enable`` and ``get_output`` (same results, proven by the bundled program
@@ -188,8 +189,12 @@ class _Rewrite(cst.CSTTransformer):
         if method == "enable":
             return cst.Call(func=cst.parse_expression("paddle.jit.enable_to_static"),
                             args=[args[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)])
-        static = cst.Call(func=cst.parse_expression("paddle.jit.to_static"),
-                          args=[args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        # full_graph=True: 1.8 translated the function's source (AST), as @declarative did
+        # (a lambda: the AST mode cannot read its source on 3.3.1, nor could 1.8.5's)
+        static = cst.parse_expression("paddle.jit.to_static(f)" if isinstance(args[0].value, cst.Lambda)
+                                      else "paddle.jit.to_static(f, full_graph=True)")
+        static = static.with_changes(args=[args[0].with_changes(comma=static.args[0].comma)]
+                                     + list(static.args[1:]))
         return cst.Call(func=static, args=args[1:])
 
 
