@@ -362,6 +362,12 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
             if hit is _NOT_LITERAL:
                 return Manual(f"{pname}={src} is not a literal, and the rewrite is manual for "
                               f"{', '.join(spec.manual_values)}")
+            if hit is not None and pname == "act" and entry.kind == "class":
+                # act='leaky_relu' that the modern layer cannot apply itself: the same hook
+                from upgrader.fixers import act_by_name
+                if act_by_name.literal_act(src) is not None:
+                    wraps.append((ACT_LAYER_HELPER + "({call}, " + src.strip() + ")", {}))
+                    return None
             if hit is not None:
                 return Manual(f"{pname}={src}: {spec.manual_values[hit]}")
         if spec.drop:

@@ -22,6 +22,13 @@ What it does
     becomes ``_fluid_layer_act(<rewritten layer>, act)``, a second module function that
     registers a forward post hook applying ``_fluid_act`` to the layer's output (nothing for
     ``None``) and returns the layer itself: same parameters, state dict and sublayers.
+    A literal name that the literal rewrite leaves manual for a layer class gets the same
+    hook: ``BatchNorm(c, act='leaky_relu')`` (also ``'softplus'``, ``'soft_relu'``: 3.x's
+    ``paddle.nn.BatchNorm`` cannot apply them itself) becomes
+    ``_fluid_layer_act(paddle.nn.BatchNorm(c), 'leaky_relu')``, and ``Linear`` / ``Conv2D``
+    / ... given a name that has no call-site template but a branch here (``act='soft_relu'``,
+    ``'brelu'``, ``'stanh'``, ...) get it wherever they are built (``self.<name>``,
+    ``Sequential``, a list).
 
     The function has one branch per 1.8 activation name that a literal ``act='<name>'``
     is rewritten for, with the same modern call (1.8's default attributes:
@@ -59,7 +66,11 @@ Fix safety
     so a module that calls ``.forward(...)`` of anything but ``super()`` keeps them manual,
     as does a module with dynamic-to-static code (``declarative``, ``to_static``,
     ``ProgramTranslator``, ``jit``). A module that already uses the name ``_fluid_act`` or
-    ``_fluid_layer_act`` for something else keeps the call for a manual rewrite.
+    ``_fluid_layer_act`` for something else keeps the call for a manual rewrite. The same
+    conditions hold for the literal names (checked on 1.8.5: ``BatchNorm`` with
+    ``leaky_relu``, ``softplus``, ``soft_relu`` and ``Linear`` / ``Conv2D`` with ``soft_relu``,
+    ``brelu``, ``stanh``, values and gradients, program dygraph_act_by_name); a literal
+    ``_fluid_act`` has no branch for (``'hard_shrink'``) stays manual.
 """
 from __future__ import annotations
 
@@ -152,22 +163,42 @@ def _name_state(up, name: str, want: str) -> str:
 _TO_STATIC = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
 
 
+def literal_act(src: str) -> Optional[str]:
+    """The activation name of a string literal ``act`` that ``_fluid_act`` has a branch for
+    (``'leaky_relu'``, ``'soft_relu'``, ``'brelu'``, ...), or None."""
+    from upgrader.args import literal
+    from upgrader.rulebook import ACT_TARGETS
+    kind, val = literal(src)
+    if kind == "ok" and isinstance(val, str) and (val in ACT_TARGETS or val in EXTRA_ACTS):
+        return val
+    return None
+
+
+def layer_hookable(src: str) -> bool:
+    """A layer class's ``act`` source that the forward hook can apply: a plain name or
+    attribute chain, or a literal name ``_fluid_act`` knows."""
+    return template(src) is not None or literal_act(src) is not None
+
+
 def layer_manual(up, src: str) -> Optional[str]:
-    """Why a layer class given act=<src> (a name) cannot get the forward hook, or None."""
-    if template(src) is None:
+    """Why a layer class given act=<src> (a name, or a literal name the literal rewrite
+    leaves manual for this layer) cannot get the forward hook, or None."""
+    if not layer_hookable(src):
         return f"act={src} is not a literal; apply the activation explicitly"
+    lit = literal_act(src) is not None
+    what = f"act={src} is not applied by the modern layer itself" if lit else \
+        f"act={src} is not a literal"
+    todo = "build the layer without act and apply" if lit else "apply"
     if state(up) == "conflict" or _name_state(up, LAYER_HELPER, layer_helper_source()) == "conflict":
-        return (f"act={src} is a name known only at run time and the module already uses the "
-                f"name {HELPER} or {LAYER_HELPER} for something else; apply the activation "
-                "explicitly")
+        return ((f"{what}, and" if lit else f"act={src} is a name known only at run time and")
+                + f" the module already uses the name {HELPER} or {LAYER_HELPER} for something "
+                f"else; {todo} the activation explicitly")
     if _TO_STATIC.search(up.source):
-        return (f"act={src} is not a literal, and the module has dynamic-to-static code, where "
-                "a forward hook of the layer is not certain to run; apply the activation "
-                "explicitly")
+        return (f"{what}, and the module has dynamic-to-static code, where a forward hook of "
+                f"the layer is not certain to run; {todo} the activation explicitly")
     if _forward_calls(up):
-        return (f"act={src} is not a literal, and the module calls a layer's forward() "
-                "directly, which skips the forward hook that would apply it; apply the "
-                "activation explicitly")
+        return (f"{what}, and the module calls a layer's forward() directly, which skips the "
+                f"forward hook that would apply it; {todo} the activation explicitly")
     return None
 
 

@@ -27,7 +27,10 @@ Fix safety
     Linear(.., act='relu') else: self.fc = Linear(..)``, a method that swaps the layer;
     ``None`` and layers with the same ``act`` are fine) or that is assigned outside the
     class's methods (``self.fc = ...`` in a subclass, ``net.fc = ...``): the calls would
-    then wrap a layer that had no act in 1.8 (checked on 1.8.5).
+    then wrap a layer that had no act in 1.8 (checked on 1.8.5). A non-literal ``act`` and a
+    literal name with no call-site template but a branch in PU101 act-by-name's
+    ``_fluid_act`` (``'soft_relu'``, ``'brelu'``, ``'stanh'``, ...) get that rule's forward
+    hook instead, wherever the layer is built (see act_by_name.py for its conditions).
 """
 from __future__ import annotations
 
@@ -273,9 +276,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return updated
     if src is None or src.strip() == "None":
         return up.apply_entry(original, updated, _without_act(entry))
-    if id(original) not in up.layer_act_calls and literal(src)[0] != "ok" and \
-            act_by_name.template(src) is not None:
-        # act=<name>: a forward hook of the layer applies it (act_by_name.py)
+    if id(original) not in up.layer_act_calls and (
+            literal(src)[0] != "ok" and act_by_name.template(src) is not None
+            or isinstance(act_wrapper(src), Manual) and act_by_name.literal_act(src)):
+        # act=<name>, or a literal name the call-site wrap has no template for
+        # (act='soft_relu'): a forward hook of the layer applies it (act_by_name.py)
         why = act_by_name.layer_manual(up, src)
         if why is not None or not up.can_apply(entry, original):
             up.report_entry(original, entry, False, manual=why)
