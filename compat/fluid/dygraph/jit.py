@@ -66,13 +66,15 @@ class ProgramTranslator(object):
         return self._static(dygraph_func)(*args, **kwargs)
 
     def get_func(self, dygraph_func):
-        """The translated function (1.x returned static net-building code to run under a
-        ``program_guard``; this one runs the translated program when called)."""
+        """1.x: the function's source converted to static-graph-building code (called under a
+        ``program_guard`` it adds cond / while ops to the program; called in dygraph mode its
+        converted control flow runs eagerly), as ``convert_to_static`` does today."""
         assert callable(dygraph_func), \
             "Input dygraph_func is not a callable in ProgramTranslator.get_func"
         if not self.enable_to_static:
             return dygraph_func
-        return self._static(dygraph_func)
+        from paddle.jit.dy2static.program_translator import convert_to_static
+        return convert_to_static(dygraph_func)
 
     def get_code(self, dygraph_func):
         """Source of the translated function (today's translator's code, not 1.x's)."""
