@@ -198,8 +198,16 @@ def test_layer_class_act_applied_in_forward():
     assert "fluid" not in out
 
 
-def test_layer_act_outside_self_attribute_is_manual():
+def test_layer_act_outside_self_attribute_gets_forward_hook():
     r = up("from paddle.fluid.dygraph import Linear\nlayers = [Linear(4, 8, act='relu')]\n")
+    assert r.findings[0].fix == "safe"
+    assert "layers = [_fluid_layer_act(paddle.nn.Linear(4, 8), 'relu')]" in r.code
+    assert "def _fluid_layer_act(layer, act):" in r.code
+
+
+def test_layer_act_outside_self_attribute_with_forward_call_is_manual():
+    r = up("from paddle.fluid.dygraph import Linear\nlayers = [Linear(4, 8, act='relu')]\n"
+           "y = layers[0].forward(x)\n")
     assert r.findings[0].fix == "manual"
     assert "Linear(4, 8, act='relu')" in r.code
 

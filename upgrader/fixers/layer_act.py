@@ -15,22 +15,25 @@ Example
     (``leaky_relu`` keeps 1.8's slope 0.02).
 
 Fix safety
-    Safe when the layer is stored as ``self.<name>`` and only called as ``self.<name>(...)``
-    in the same class: any other use of ``<x>.<name>`` in the module (the layer taken as a
-    value, called from outside or from a subclass, ``.forward(...)``, ``getattr(self,
-    '<name>')``) makes it manual (members such as ``self.<name>.weight`` are fine). A call
-    ``self.<name>(...)`` in another class that sets its own ``self.<name>`` and is not related
-    to the layer's class by inheritance runs that class's layer, so it does not count.
-    A layer with ``act`` built elsewhere (inside ``Sequential``, a list, a local variable,
-    or with a non-literal ``act``) is left as it is and reported as manual, and so is one
+    Safe. The calls are wrapped when the layer is stored as ``self.<name>`` and only called
+    as ``self.<name>(...)`` in the same class (members such as ``self.<name>.weight`` are
+    fine; a call ``self.<name>(...)`` in another class that sets its own ``self.<name>`` and
+    is not related to the layer's class by inheritance runs that class's layer, so it does
+    not count). A layer that escapes that pattern gets PU101 act-by-name's forward hook
+    instead, ``self.fc = _fluid_layer_act(paddle.nn.Linear(4, 8), 'relu')``, which goes
+    with the layer object wherever it runs: a layer built inside ``Sequential``, a list,
+    ``LayerList`` or a local variable; one used otherwise in the module (the layer taken as
+    a value, called from outside or from a subclass, ``getattr(self, '<name>')``); one
     whose ``self.<name>`` the class also sets to another value (``if use_act: self.fc =
-    Linear(.., act='relu') else: self.fc = Linear(..)``, a method that swaps the layer;
-    ``None`` and layers with the same ``act`` are fine) or that is assigned outside the
-    class's methods (``self.fc = ...`` in a subclass, ``net.fc = ...``): the calls would
-    then wrap a layer that had no act in 1.8 (checked on 1.8.5). A non-literal ``act`` and a
-    literal name with no call-site template but a branch in PU101 act-by-name's
-    ``_fluid_act`` (``'soft_relu'``, ``'brelu'``, ``'stanh'``, ...) get that rule's forward
-    hook instead, wherever the layer is built (see act_by_name.py for its conditions).
+    Linear(.., act='relu') else: self.fc = Linear(..)``, a method that swaps the layer) or
+    that is assigned outside the class's methods (``self.fc = ...`` in a subclass, ``net.fc
+    = ...``): the replacement has no hook, as it had no act in 1.8 (checked on 1.8.5,
+    values and gradients, program dygraph_act_layer_containers). The hook has act-by-name's
+    conditions (see act_by_name.py): a module that calls ``.forward(...)`` directly, has
+    dynamic-to-static code or uses the names ``_fluid_act`` / ``_fluid_layer_act`` for
+    something else keeps such a layer manual. A non-literal ``act`` and a literal name with
+    no call-site template but a branch in ``_fluid_act`` (``'soft_relu'``, ``'brelu'``,
+    ``'stanh'``, ...) get the hook wherever the layer is built.
 """
 from __future__ import annotations
 
@@ -298,6 +301,17 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             return updated
         w = act_wrapper(src)
         escape = up.layer_act_escapes.get(id(original))
+        hook_why = None
+        if not isinstance(w, Manual) and act_by_name.literal_act(src) is not None:
+            # a layer kept in Sequential / a list, passed on, or used as `self.<name>` other
+            # than by calls: the forward hook goes with the layer object wherever it runs
+            hook_why = act_by_name.layer_manual(up, src)
+            if hook_why is None and up.can_apply(entry, original):
+                result = up.apply_entry(original, updated, _without_act(entry))
+                if result is not updated:
+                    act_by_name.use_layer(up, None)
+                    return fill(act_by_name.LAYER_HELPER + "({call}, " + src.strip() + ")",
+                                {"call": result})
         why = w.reason if isinstance(w, Manual) else escape.reason if isinstance(
             escape, Manual) else (
             f"the layer is used other than by calls `self.<name>(...)` in its class: {escape}; "
@@ -306,6 +320,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             if escape else
             "the layer is not stored as `self.<name>`, so its calls cannot be wrapped; "
             f"drop act={src} and apply the activation to the layer's output")
+        if hook_why is not None:  # the hook's own conditions fail (act_by_name.layer_manual)
+            why = f"{why}; a forward hook cannot apply it either: {hook_why}"
         up.report_entry(original, entry, False, manual=why)
         return updated
     up.report(original, CODE, f"act={src} of `{entry.short}` is applied to the layer's output "
