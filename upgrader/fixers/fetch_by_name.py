@@ -125,6 +125,17 @@ def _string_expr(v: cst.BaseExpression) -> bool:
     return False
 
 
+def _ast_string(e, name_attr: bool = False) -> bool:
+    """``e`` (ast) gives a string: a string literal, or ``+``/``%`` with one on the left
+    (``+``: on either side); with ``name_attr``, ``<x>.name`` counts as one too."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, str)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mod)):
+        return _ast_string(e.left, name_attr) or (
+            isinstance(e.op, ast.Add) and _ast_string(e.right, name_attr))
+    return name_attr and isinstance(e, ast.Attribute) and e.attr == "name"
+
+
 def _name_lists(up) -> Set[str]:
     """Names the module binds (anywhere) to a list or tuple holding a variable name
     (``'loss'``, ``loss.name``, ``prefix + '_w'``) or to a comprehension of ``.name``s."""
@@ -140,19 +151,12 @@ def _name_lists(up) -> Set[str]:
     except SyntaxError:
         return out
 
-    def named(e) -> bool:
-        if isinstance(e, ast.Constant):
-            return isinstance(e.value, str)
-        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mod)):
-            return named(e.left) or (isinstance(e.op, ast.Add) and named(e.right))
-        return isinstance(e, ast.Attribute) and e.attr == "name"
-
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             v = node.value
-            if isinstance(v, (ast.List, ast.Tuple)) and any(named(e) for e in v.elts) \
-                    or isinstance(v, ast.ListComp) and named(v.elt):
+            if isinstance(v, (ast.List, ast.Tuple)) and any(_ast_string(e, True) for e in v.elts) \
+                    or isinstance(v, ast.ListComp) and _ast_string(v.elt, True):
                 out.add(node.targets[0].id)
     return out
 
@@ -174,19 +178,12 @@ def _string_names(up) -> Set[str]:
     except SyntaxError:
         return out
 
-    def string(e) -> bool:
-        if isinstance(e, ast.Constant):
-            return isinstance(e.value, str)
-        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mod)):
-            return string(e.left) or (isinstance(e.op, ast.Add) and string(e.right))
-        return False
-
     lists, other_lists = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             v = node.value
-            ok = isinstance(v, (ast.List, ast.Tuple)) and v.elts and all(string(e) for e in v.elts)
+            ok = isinstance(v, (ast.List, ast.Tuple)) and v.elts and all(_ast_string(e) for e in v.elts)
             (lists if ok else other_lists).add(node.targets[0].id)
     lists -= other_lists
     strings, others = set(), set()
@@ -196,12 +193,12 @@ def _string_names(up) -> Set[str]:
             for t in targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
-                        ok = t is n and node.value is not None and string(node.value) \
+                        ok = t is n and node.value is not None and _ast_string(node.value) \
                             and not isinstance(node, ast.AugAssign)
                         (strings if ok else others).add(n.id)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             it = node.iter
-            ok = isinstance(it, (ast.List, ast.Tuple)) and it.elts and all(string(e) for e in it.elts) \
+            ok = isinstance(it, (ast.List, ast.Tuple)) and it.elts and all(_ast_string(e) for e in it.elts) \
                 or isinstance(it, ast.Name) and it.id in lists
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
