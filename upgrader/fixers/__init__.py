@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from typing import Callable, Dict, List, Set
 
 import libcst as cst
@@ -90,6 +91,24 @@ def insert_after_head(module: cst.Module, sources: List[str]) -> cst.Module:
             body[idx] = nxt.with_changes(leading_lines=[blank] * (2 - empties) + lead)
     body[idx:idx] = added
     return module.with_changes(body=body)
+
+
+def helper_state(up, name: str, source: str) -> str:
+    """Whether code a fixer adds under ``name`` (its text ``source``) can go in: 'insert'
+    (no code of the module spells the name; comments do not count, the TODO of an unsafe
+    rewrite may name it), 'reuse' (the module defines this very function or class at
+    module level: a second fix) or 'conflict' (the name means something else there)."""
+    cache = up.__dict__.setdefault("_helper_states", {})
+    if name not in cache:
+        result = "insert"
+        if name in up.source and name in re.sub(r"#[^\n]*", "", up.source):
+            defs = [s for s in up.module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))
+                    and s.name.value == name]
+            same = len(defs) == 1 and up.module.code_for_node(
+                defs[0].with_changes(leading_lines=())) == source
+            result = "reuse" if same else "conflict"
+        cache[name] = result
+    return cache[name]
 
 
 CALL_FIXERS: Dict[str, Callable] = {}

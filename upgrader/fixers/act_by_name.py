@@ -150,16 +150,6 @@ def layer_helper_source() -> str:
     ]) + "\n"
 
 
-def _name_state(up, name: str, want: str) -> str:
-    """'absent', 'ours' (this very function at module level) or 'conflict'."""
-    if name not in up.source:
-        return "absent"
-    defs = [s for s in up.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
-    if len(defs) == 1 and up.module.code_for_node(defs[0].with_changes(leading_lines=())) == want:
-        return "ours"
-    return "conflict"
-
-
 _TO_STATIC = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
 
 
@@ -189,7 +179,7 @@ def layer_manual(up, src: str) -> Optional[str]:
     what = f"act={src} is not applied by the modern layer itself" if lit else \
         f"act={src} is not a literal"
     todo = "build the layer without act and apply" if lit else "apply"
-    if state(up) == "conflict" or _name_state(up, LAYER_HELPER, layer_helper_source()) == "conflict":
+    if state(up) == "conflict" or _layer_state(up) == "conflict":
         return ((f"{what}, and" if lit else f"act={src} is a name known only at run time and")
                 + f" the module already uses the name {HELPER} or {LAYER_HELPER} for something "
                 f"else; {todo} the activation explicitly")
@@ -214,22 +204,13 @@ def _forward_calls(up) -> bool:
 def state(up) -> str:
     """'insert' (the module does not use the name), 'reuse' (it already defines this very
     function at module level: a second fix) or 'conflict' (the name means something else)."""
-    cached = getattr(up, "_act_helper_state", None)
-    if cached is not None:
-        return cached
-    if HELPER not in up.source:
-        result = "insert"
-    else:
-        result = "conflict"
-        want = helper_source()
-        body = up.module.body
-        defs = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == HELPER]
-        if len(defs) == 1:
-            text = up.module.code_for_node(defs[0].with_changes(leading_lines=()))
-            if text == want:
-                result = "reuse"
-    up._act_helper_state = result
-    return result
+    from upgrader.fixers import helper_state
+    return helper_state(up, HELPER, helper_source())
+
+
+def _layer_state(up) -> str:
+    from upgrader.fixers import helper_state
+    return helper_state(up, LAYER_HELPER, layer_helper_source())
 
 
 def use(up, mapped):
@@ -245,7 +226,7 @@ def use(up, mapped):
 
 def use_layer(up, mapped):
     """A layer class rewrite wrapped in the layer function (map_call noted it)."""
-    if state(up) == "conflict" or _name_state(up, LAYER_HELPER, layer_helper_source()) == "conflict":
+    if state(up) == "conflict" or _layer_state(up) == "conflict":
         return Manual(f"act is a name known only at run time and the module already uses the "
                       f"name {HELPER} or {LAYER_HELPER} for something else; apply the activation "
                       "explicitly")
@@ -263,7 +244,7 @@ def finish_module(up, module: cst.Module) -> cst.Module:
     if state(up) == "insert":
         sources.append(helper_source())
     if getattr(up, "act_layer_helper_used", False) and \
-            _name_state(up, LAYER_HELPER, layer_helper_source()) == "absent":
+            _layer_state(up) == "insert":
         sources.append(layer_helper_source())
     from upgrader.fixers import insert_after_head
     return insert_after_head(module, sources)

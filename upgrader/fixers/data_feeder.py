@@ -197,20 +197,9 @@ def _uses(up) -> Dict[Tuple[str, str], str]:
 
 
 def _state(up) -> str:
-    """'insert', 'reuse' (the module defines this very class at module level: a second
-    fix) or 'conflict' (the name means something else there)."""
-    cached = up.__dict__.get("_feeder_state")
-    if cached is not None:
-        return cached
-    result = "insert"
-    if HELPER in up.source:
-        result = "conflict"
-        defs = [s for s in up.module.body if isinstance(s, cst.ClassDef) and s.name.value == HELPER]
-        if len(defs) == 1 and up.module.code_for_node(
-                defs[0].with_changes(leading_lines=())) == HELPER_SOURCE:
-            result = "reuse"
-    up._feeder_state = result
-    return result
+    """'insert', 'reuse' (a second fix) or 'conflict' (fixers.helper_state)."""
+    from upgrader.fixers import helper_state
+    return helper_state(up, HELPER, HELPER_SOURCE)
 
 
 def _binding(up, original: cst.Call):

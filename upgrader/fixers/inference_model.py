@@ -53,7 +53,6 @@ Fix safety
 """
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
@@ -109,20 +108,8 @@ _SOURCES = {SAVE: SAVE_SOURCE, LOAD: LOAD_SOURCE}
 
 
 def _state(up, name: str) -> str:
-    """'insert', 'reuse' (the module defines this very function: a second fix) or
-    'conflict' (the name means something else there)."""
-    cache = up.__dict__.setdefault("_inference_model_state", {})
-    if name not in cache:
-        result = "insert"
-        # comments do not count: the TODO an unsafe rewrite leaves names the function
-        if name in re.sub(r"#[^\n]*", "", up.source):
-            result = "conflict"
-            defs = [s for s in up.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
-            if len(defs) == 1 and up.module.code_for_node(
-                    defs[0].with_changes(leading_lines=())) == _SOURCES[name]:
-                result = "reuse"
-        cache[name] = result
-    return cache[name]
+    from upgrader.fixers import helper_state
+    return helper_state(up, name, _SOURCES[name])
 
 
 def _value_used(up, original: cst.Call) -> bool:
