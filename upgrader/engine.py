@@ -1081,7 +1081,7 @@ def todo_text(code: str, message: str, explain: str) -> str:
         text = text[: 40 + cut.start()].rstrip(".;")
     if len(text) > 160:
         text = text[:157].rsplit(" ", 1)[0] + " ..."
-    short = explain[len("paddle."):] if explain.startswith("paddle.fluid") else explain
+    short = _explain_name(explain)
     more = f" (paddle-upgrade explain {short})" if short else ""
     return f"{code} {text}{more}"
 

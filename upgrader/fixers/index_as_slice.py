@@ -55,7 +55,16 @@ def _int(node) -> Optional[int]:
 def _state(up) -> dict:
     state = up.__dict__.get("_index_as_slice")
     if state is None:
-        declared = set()
+        state = up._index_as_slice = {"declared": None, "names": {}, "counts": {}, "stores": set()}
+    return state
+
+
+def _declared(up) -> set:
+    """Names some ``global`` / ``nonlocal`` statement of the module declares (read once,
+    when a kept shape is first met)."""
+    state = _state(up)
+    if state["declared"] is None:
+        declared = state["declared"] = set()
 
         class V(cst.CSTVisitor):
             def visit_Global(self, node):
@@ -64,9 +73,7 @@ def _state(up) -> dict:
             visit_Nonlocal = visit_Global
 
         up.module.visit(V())
-        state = up._index_as_slice = {"declared": declared, "names": {}, "counts": {},
-                                      "stores": set()}
-    return state
+    return state["declared"]
 
 
 def _scope(up):
@@ -94,7 +101,7 @@ def leave_assign(up, original: cst.Assign, updated: cst.Assign) -> None:
     if entry is None or not entry.index_as_slice or code_of(updated.value) == code_of(original.value):
         return
     key, counts = _scope(up)
-    if key is None or counts.get(name) != 1 or name in _state(up)["declared"]:
+    if key is None or counts.get(name) != 1 or name in _declared(up):
         return
     _state(up)["names"][(key, name)] = entry
 
