@@ -449,14 +449,11 @@ def _sees(s: "_Scope", owner: "_Scope", name: str) -> bool:
     return p is owner
 
 
-#: a helper's run whose fetch_list is the helper's parameter: the lists its calls pass
-FROM_CALLS = ("<from calls>",)
-
-
-def _run_of(load, parents, calls_per_line, fetch_param: Optional[str] = None):
+def _run_of(load, parents, calls_per_line, through: Optional[Tuple[str, Tuple[str, ...]]] = None):
     """({fetch names}, [line]) when ``load`` is the program of ``<executor>.run(load, ...,
     fetch_list=[...])`` (or ``run(program=load, ...)``), else None. In a helper,
-    ``fetch_list=<fetch_param>`` gives :data:`FROM_CALLS` for the names."""
+    ``through = (parameter, names)`` reads ``fetch_list=<parameter>`` as those names (the
+    list every call of the helper passes for it)."""
     call = parents.get(id(load))
     keyword = None
     if isinstance(call, ast.keyword):
@@ -472,8 +469,8 @@ def _run_of(load, parents, calls_per_line, fetch_param: Optional[str] = None):
     fetch = [k.value for k in call.keywords if k.arg == "fetch_list"]
     if any(k.arg is None for k in call.keywords):
         return None
-    if fetch and isinstance(fetch[0], ast.Name) and fetch_param is not None and fetch[0].id == fetch_param:
-        return {FROM_CALLS}, [(call.lineno, FROM_CALLS)]
+    if fetch and through is not None and isinstance(fetch[0], ast.Name) and fetch[0].id == through[0]:
+        return {through[1]}, [(call.lineno, through[1])]
     names = _fetch_names(fetch[0]) if fetch else None
     if names is None:
         return None
@@ -527,16 +524,14 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
             passed.add(tuple(names))
     if len(passed) > 1:
         return None   # one evaluation program serves the helper's runs
+    through = (fetch_param, next(iter(passed))) if passed else None
     if any(s.parent is helper for s in scopes if param in s.loads):
         return None
     fetch_lists, runs = set(), []
     for use in helper.loads.get(param, []):
-        found = _run_of(use, parents, calls_per_line, fetch_param)
+        found = _run_of(use, parents, calls_per_line, through)
         if found is None:
             return None
-        if FROM_CALLS in found[0]:
-            found = ({next(iter(passed))} if passed else set(),
-                     [(line, next(iter(passed))) for line, _ in found[1]] if passed else [])
         for names in found[0]:
             if any(n in helper.stores or n in params for n in names):
                 return None   # fetches must be values of the scope the clone is in
