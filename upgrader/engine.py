@@ -899,8 +899,8 @@ class Upgrader(FastTransformer):
                 "(see `paddle-upgrade explain " + entry.short + "`)"))
             return updated
         why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
-        if not why and entry.safety == "safe" and entry.name in fixers.layer_names.LAYERS:
-            why = fixers.layer_names.unsafe_name(self, original, entry)
+        if not why and entry.safety == "safe" and entry.name in fixers.UNSAFE_CHECKS:
+            why = fixers.UNSAFE_CHECKS[entry.name](self, original, entry)
         if why:  # an argument that makes this call's rewrite change results
             entry = copy.copy(entry)
             entry.safety, entry.note = "unsafe", why

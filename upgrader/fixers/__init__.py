@@ -12,7 +12,9 @@ reported the finding), ``node`` itself (reported, left as it is) or None (not co
 the engine's plain handling of references applies). A module whose rewrite deletes the
 call statement of some of its structural entries lists those names in ``DELETES``
 (``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target);
-one whose rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
+one that decides per call whether a safe rule's rewrite changes results lists the legacy
+names in ``UNSAFE_WHEN`` and defines ``unsafe_reason(upgrader, call, entry)``; one whose
+rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
 instead of the target) and adds it in ``finish_module(upgrader, module)``, which runs
 after the imports are settled (:func:`insert_after_head` places it).
 All are registered here on import, so there is no hand-written list to forget.
@@ -117,6 +119,9 @@ STATEMENT_FIXERS: List[Callable] = []
 DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
 HELPERS: Dict[str, str] = {}  # structural name -> the code fix adds to the module instead
 FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, after the imports
+# legacy name -> unsafe_reason(upgrader, call, entry): why this call of a safe rule changes
+# results in this module (a module lists the names in UNSAFE_WHEN), or None
+UNSAFE_CHECKS: Dict[str, Callable] = {}
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -128,6 +133,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
             REFERENCE_FIXERS[_name] = _mod.rewrite_reference
     DELETING.update(getattr(_mod, "DELETES", ()))
     HELPERS.update(getattr(_mod, "HELPERS", {}))
+    for _name in getattr(_mod, "UNSAFE_WHEN", ()):
+        UNSAFE_CHECKS[_name] = _mod.unsafe_reason
     if hasattr(_mod, "finish_module"):
         FINISHERS.append(_mod.finish_module)
     if hasattr(_mod, "leave_statement"):

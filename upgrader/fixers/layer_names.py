@@ -50,6 +50,7 @@ LAYERS: Dict[str, Tuple[Tuple[str, Optional[str]], ...]] = {
                                        ("moving_mean_name", None), ("moving_variance_name", None)),
     "paddle.fluid.layers.layer_norm": (("param_attr", "scale"), ("bias_attr", "shift")),
 }
+UNSAFE_WHEN = tuple(LAYERS)
 
 WHY = ("name={name}: 1.8 named this layer's parameters {name}.w_0/.b_0 and left it out of "
        "the generated {kind}_N names; the layer class names them {kind}_N.w_0 and takes a "
@@ -142,7 +143,7 @@ def _module_auto_named(up, entry) -> bool:
     return found
 
 
-def unsafe_name(up, original, entry) -> Optional[str]:
+def unsafe_reason(up, original, entry) -> Optional[str]:
     """Why this call's rewrite changes parameter names (see the module doc), or None."""
     specs = LAYERS.get(entry.name)
     if specs is None:
