@@ -170,8 +170,6 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
     bound = bind(entry, call)
     if isinstance(bound, Manual):
         return bound
-    params = entry.params or []
-    order = {p.name: i for i, p in enumerate(params)}
     out: List[Tuple[str, cst.BaseExpression, Optional[cst.Arg]]] = []  # (new kw, value, original arg)
     wraps: List[Tuple[str, Dict[str, cst.BaseExpression]]] = []
     notes: List[str] = []

@@ -5,7 +5,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import click
 

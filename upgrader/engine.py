@@ -15,7 +15,7 @@ import os
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import PositionProvider

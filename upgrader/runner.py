@@ -9,7 +9,6 @@ are reported, no file is left half-written.
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import io
 import os

@@ -8,7 +8,6 @@ bounds and standard deviations).
 from __future__ import annotations
 
 import numpy as np
-import paddle
 import paddle.nn.initializer as I
 
 from compat import _lazy

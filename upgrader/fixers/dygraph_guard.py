@@ -77,7 +77,6 @@ def is_guard(up, node: cst.With) -> bool:
 
 
 def rewrite(up, original: cst.With, updated: cst.With):
-    call = _guard_call(up, original)
     # the guard call itself is not rewritten as a call
     asname = original.items[0].asname
     bound = None

@@ -107,7 +107,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     legacy = f"paddle.fluid.dygraph.Layer.{name}"
     ok, lit = literal(value)
     if name == "sublayers" and ok == "ok" and lit is False and _plain_receiver(f.value):
-        up.report(original, CODE, f"`Layer.sublayers(include_sublayers=False)` → `[]` (1.8 "
+        up.report(original, CODE, "`Layer.sublayers(include_sublayers=False)` → `[]` (1.8 "
                   "returned [] for it: no sublayer; today's slot is include_self)",
                   legacy, "", "safe", applied=True)
         return cst.List(elements=[], lbracket=cst.LeftSquareBracket(),

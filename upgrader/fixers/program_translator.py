@@ -33,7 +33,6 @@ from typing import Dict, List, Set
 import libcst as cst
 
 from upgrader import removal
-from upgrader.args import code_of
 from upgrader.names import FastVisitor
 
 CODE = "PU213"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 import paddle
 
 from compat import _lazy

@@ -14,7 +14,7 @@ import paddle.nn.functional as F
 import paddle.nn.initializer as I
 
 from compat import _lazy
-from compat._runtime import legacy, manual_error
+from compat._runtime import legacy
 from compat.fluid.layers import math_op_patch
 from compat.fluid.layers._helper import (apply_act, create_parameter, layer_name, prod,
                                          shape_of)
