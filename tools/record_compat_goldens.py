@@ -874,6 +874,19 @@ def f():
     return rows
 out = dy(f)
 '''),
+    ("getitem_stepped_slice_dygraph", '''
+X = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype('float32')
+W = np.arange(1, 6).astype('float32')
+def f():
+    v = fluid.dygraph.to_variable(X)
+    v.stop_gradient = False
+    rows = [v[:, :, ::2, 1], v[0, ::2], v[::2, 0], v[0, :, ::-1], v[-1, 1:3:2], v[:, -1, 3:0:-2],
+            v[0, 1, ::2, 3], v[1, :, 1:3], v[0, 1, 2], v[0][:, ::-1], v[:, ::2]]
+    loss = fluid.layers.reduce_sum(v[1, 2, ::-1] * fluid.dygraph.to_variable(W))
+    loss.backward()
+    return rows + [v.gradient()]
+out = dy(f)
+'''),
     ("int_division_static", '''
 A = np.array([7, -7, 9, -5, 0], 'int64')
 B = np.array([2, 2, -4, 3, -3], 'int64')

@@ -13,7 +13,9 @@ own modules keep today's operators. A right operand tensor of another dtype is c
 the left one's for these operators (1.x; a static program today refuses float / int).
 Indexing (``__getitem__``) gives shape [1] where today's result is 0-D (``v[0]`` of a 1-D
 tensor, ``fluid.layers.shape(x)[0]``): 1.x had no 0-D tensors (checked on 1.8.5 in both
-modes). Everything else comes from the rule database.
+modes). In dygraph an index holding a stepped slice keeps its integer-indexed axes
+(``v[0, ::2]``: 1.8.5's VarBase indexing did not remove them then).
+Everything else comes from the rule database.
 """
 from __future__ import annotations
 
@@ -75,11 +77,30 @@ def _patched(orig, fn, reverse=False):
     return op
 
 
+def _is_index_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _stepped_index(index):
+    """1.8.5's dygraph indexing with a stepped slice (a step other than 1, ``::-1`` too)
+    kept the axes indexed by integers, of size 1: ``v[0, ::2]`` of a [2, 3, 4] VarBase
+    was [1, 2, 4], ``v[:, -1, ::-1]`` [N, 1, ...] (checked on 1.8.5); without a stepped
+    slice they were removed as today. Such an index gets its integers as slices here."""
+    if not isinstance(index, tuple) or not all(isinstance(i, slice) or _is_index_int(i) for i in index):
+        return index
+    if not any(isinstance(i, slice) and i.step is not None and i.step != 1 for i in index) \
+            or not any(_is_index_int(i) for i in index):
+        return index
+    return tuple(i if isinstance(i, slice) else slice(int(i), int(i) + 1 or None) for i in index)
+
+
 def _getitem_patched(orig):
     def getitem(self, index):
-        out = orig(self, index)
         if sys._getframe(1).f_globals.get("__name__", "").startswith("paddle."):
-            return out
+            return orig(self, index)
+        if isinstance(self, paddle.Tensor):
+            index = _stepped_index(index)
+        out = orig(self, index)
         if _is_tensor(out) and len(out.shape) == 0 and len(self.shape) > 0:
             return paddle.reshape(out, [1])  # 1.x had no 0-D tensors: v[0] gave shape [1]
         return out
