@@ -103,7 +103,7 @@ class GeneratorLoader(object):
             return [a if isinstance(a, paddle.Tensor) else paddle.to_tensor(np.asarray(a))
                     for a in arrays]
         if self._return_list:
-            return arrays
+            return [arrays]  # 1.8: one list of arrays per place
         names = [i[0] for i in self._infos]
         feed = {}
         for (name, dtype, _), a in zip(self._infos, arrays):
@@ -152,12 +152,12 @@ class GeneratorLoader(object):
         except StopIteration:
             self._iter = None
             raise paddle.base.core.EOFException("There is no next data.")
-        saved = self._dygraph
-        self._dygraph = False
+        saved = self._dygraph, self._return_list
+        self._dygraph = self._return_list = False
         try:
             return self._format(batch)[0]
         finally:
-            self._dygraph = saved
+            self._dygraph, self._return_list = saved
 
 
 @legacy("paddle.fluid.io.DataLoader", "paddle.fluid.reader.DataLoader", replacement="paddle.io.DataLoader")
