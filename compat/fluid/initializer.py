@@ -52,8 +52,14 @@ class NormalInitializer(I.Normal):
 @legacy("paddle.fluid.initializer.TruncatedNormalInitializer",
         "paddle.fluid.initializer.TruncatedNormal", replacement="paddle.nn.initializer.TruncatedNormal")
 class TruncatedNormalInitializer(I.TruncatedNormal):
+    """1.x truncated at loc +- 2 * scale; today's ``a``/``b`` are absolute cutoffs
+    (default -2.0 / 2.0), so they are passed (not for scale 0: a == b gives NaN)."""
+
     def __init__(self, loc=0.0, scale=1.0, seed=0):
-        super().__init__(mean=loc, std=scale)
+        if scale:
+            super().__init__(mean=loc, std=scale, a=loc - 2.0 * scale, b=loc + 2.0 * scale)
+        else:
+            super().__init__(mean=loc, std=scale)
         self._seed = seed
 
 

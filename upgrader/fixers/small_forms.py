@@ -13,7 +13,8 @@ What it does
     ``paddle.cumsum`` shifted by one along the axis with zeros first (exclusive) and/or on
     ``paddle.flip``-ped input (reverse). ``flatten(x, axis)`` with a literal axis other
     than 1 → the same 2-D matrix from ``paddle.flatten`` (``paddle.reshape(x, [1, -1])``
-    for axis 0).
+    for axis 0). ``initializer.Xavier`` / ``MSRA`` with a literal ``uniform=False`` →
+    ``paddle.nn.initializer.XavierNormal`` / ``KaimingNormal`` with the same fans.
 
 Why is this bad?
     ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
@@ -58,7 +59,8 @@ from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
 STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
-              "cumsum-flags", "flatten-axis", "adaptive-pool-type", "increment-copy")
+              "cumsum-flags", "flatten-axis", "adaptive-pool-type", "increment-copy",
+              "initializer-uniform")
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
@@ -70,6 +72,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return _adaptive_pool(up, original, updated, entry)
     if entry.structural == "increment-copy":
         return _increment(up, original, updated, entry)
+    if entry.structural == "initializer-uniform":
+        return _initializer_uniform(up, original, updated, entry)
     if entry.structural == "compiled-program":
         why = _multi_device(up, original)
         if why:
@@ -394,4 +398,22 @@ def _increment(up, original, updated, entry):
     use.args = dict(entry.args)
     use.args["in_place"] = ArgSpec(drop=True)
     use.args["x"] = ArgSpec(transform="paddle.assign({})")
+    return up.apply_entry(original, updated, use)
+
+
+def _initializer_uniform(up, original, updated, entry):
+    """``Xavier`` / ``MSRA`` with a literal ``uniform=False`` drew from a normal distribution
+    with the same fans: today's ``XavierNormal`` / ``KaimingNormal`` (std
+    sqrt(2 / (fan_in + fan_out)) / sqrt(2 / fan_in), as in 1.8); the default ``True`` is the
+    entry's own uniform target, a non-literal flag stays manual (the entry's drop_if_default)."""
+    bound = bind(entry, updated)
+    if isinstance(bound, Manual):
+        return up.apply_entry(original, updated, entry)
+    arg = bound.values.get("uniform")
+    if arg is None or literal(code_of(arg.value)) != ("ok", False):
+        return up.apply_entry(original, updated, entry)
+    use = copy.copy(entry)
+    use.target = entry.target.replace("Uniform", "Normal")
+    use.args = dict(entry.args)
+    use.args["uniform"] = ArgSpec(drop=True)
     return up.apply_entry(original, updated, use)
