@@ -60,6 +60,7 @@ RULE_NAMES = {
     "PU216": "program-methods",
     "PU217": "static-amp-decorate",
     "PU218": "layer-include-sublayers",
+    "PU219": "variable-truth-test",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",

@@ -15,7 +15,10 @@ Indexing (``__getitem__``) gives shape [1] where today's result is 0-D (``v[0]``
 tensor, ``fluid.layers.shape(x)[0]``): 1.x had no 0-D tensors (checked on 1.8.5 in both
 modes). In dygraph an index holding a stepped slice keeps its integer-indexed axes
 (``v[0, ::2]``: 1.8.5's VarBase indexing did not remove them then).
-Everything else comes from the rule database.
+A static ``Variable`` had no ``__bool__`` and was always true (ERNIE's
+``out = out + prev_out if prev_out else out`` with ``prev_out`` None or a Variable); a
+PIR ``Value`` raises TypeError in a truth test today, so for legacy callers it is true
+again (checked on 1.8.5). Everything else comes from the rule database.
 """
 from __future__ import annotations
 
@@ -109,6 +112,16 @@ def _getitem_patched(orig):
     return getitem
 
 
+def _bool_patched(orig):
+    def to_bool(self):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("paddle."):
+            return orig(self)
+        return True  # 1.x Variable: no __bool__, every object is true
+    to_bool.__name__ = "__bool__"
+    to_bool.__doc__ = getattr(orig, "__doc__", None)
+    return to_bool
+
+
 _OPS = (("__truediv__", trunc_div, False), ("__div__", trunc_div, False),
         ("__rtruediv__", trunc_div, True), ("__rdiv__", trunc_div, True),
         ("__floordiv__", trunc_div, False), ("__mod__", trunc_mod, False))
@@ -126,6 +139,7 @@ def install() -> None:
             if orig is not None:
                 setattr(cls, name, _patched(orig, fn, reverse))
         setattr(cls, "__getitem__", _getitem_patched(cls.__getitem__))
+    paddle.pir.Value.__bool__ = _bool_patched(paddle.pir.Value.__bool__)
 
 
 install()
