@@ -68,6 +68,22 @@ def concat(input, axis=0, name=None):
     return _rule_concat(input, axis=axis, name=name)
 
 
+@_t("create_tensor", replacement="paddle.assign(value) / paddle.full(shape, v, dtype)")
+def create_tensor(dtype, name=None, persistable=False):
+    """1.x's empty variable, written later by an op given it as its output:
+    ``accuracy(total=t)`` (ERNIE's ``num_seqs``), ``assign(x, t)``,
+    ``fill_constant(..., out=t)``. In a PIR program the placeholder is an empty tensor
+    of ``dtype``; each of those writes it in place (paddle.assign(x, output=t)), so the
+    ops built after the write and a fetch of ``t`` see what was written. Its ``shape``
+    stays [0] (1.8 took the shape of the written value). A persistable one (a value
+    kept across runs) and dygraph mode stay manual (the rule's note)."""
+    if persistable or paddle.in_dynamic_mode():
+        from compat._runtime import manual_error
+        raise manual_error("paddle.fluid.layers.create_tensor",
+                           "compat fills only a non-persistable one in a static program")
+    return paddle.empty(shape=[0], dtype=dtype)
+
+
 @_t("argsort", replacement="paddle.sort + paddle.argsort")
 def argsort(input, axis=-1, descending=False, name=None):
     """1.x returned ``(sorted values, indices)``."""
