@@ -17,7 +17,10 @@ Example
     ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``;
     ``fetch_list=[v.name for v in outs]`` → ``fetch_list=[v for v in outs]``; lists joined
     with ``+`` (``[loss.name] + [m.name for m in metrics]``) and a fetch list passed by
-    position (``exe.run(prog, feed, [loss.name])``) likewise.
+    position (``exe.run(prog, feed, [loss.name])``) likewise. A list of ``.name``s built
+    first and used only as a fetch list (``fetch = [loss.name]``,
+    ``fetch.append(acc.name)``, ``fetch += [...]``, ``len(fetch)``, ``exe.run(...,
+    fetch_list=fetch)``) loses its ``.name``s where it is built.
 
     3.3.1's ``Executor.run`` removes from the feed dict it is given every key the
     program does not read (1.8 warned and left it whole): after running an inference
@@ -28,8 +31,9 @@ Fix safety
     Safe: 1.x resolved the name to the same variable; ``dict(feed)`` is a shallow copy the
     executor reads as it read the dict. Names given as strings
     (``fetch_list=['loss']``, also built ones: ``prefix + '_w'``, ``'%s_w' % p``,
-    ``'{}_w'.format(p)``, a list of names bound to a variable first:
-    ``names = [loss.name, acc.name]`` ... ``fetch_list=names``, and a name every binding of
+    ``'{}_w'.format(p)``, a list of names bound to a variable first and used otherwise
+    too: ``names = [loss.name, acc.name]``; ``print(names)`` ... ``fetch_list=names``,
+    and a name every binding of
     which gives a string: ``w = 'fc_0.w_0'`` or ``for n in ['fc_0.w_0', 'fc_0.b_0']:`` ...
     ``fetch_list=[n]``, a slice of such a list, ``list(map(lambda v: v.name, outs))``)
     are reported as manual: a PIR program cannot fetch by name
@@ -158,7 +162,128 @@ def _name_lists(up) -> Set[str]:
             if isinstance(v, (ast.List, ast.Tuple)) and any(_ast_string(e, True) for e in v.elts) \
                     or isinstance(v, ast.ListComp) and _ast_string(v.elt, True):
                 out.add(node.targets[0].id)
+    out -= _fetch_only_lists(up)
     return out
+
+
+def _dot_name(e) -> bool:
+    """``<var>.name`` (ast) where ``<var>`` is a name, attribute or subscript."""
+    return isinstance(e, ast.Attribute) and e.attr == "name" and isinstance(
+        e.value, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _fetch_only_lists(up) -> Set[str]:
+    """Names of lists of ``<var>.name``s used only as fetch lists: every binding of the
+    name in the module is a list or tuple display of ``.name``s (``+=`` one too), and every
+    other use is ``<it>.append(<var>.name)`` / ``<it>.extend([...])`` as a statement,
+    ``len(<it>)`` or ``fetch_list=<it>`` in a ``.run(...)`` call. Their ``.name``s can go."""
+    cached = getattr(up, "_fetch_only", None)
+    if cached is not None:
+        return cached
+    out: Set[str] = set()
+    up._fetch_only = out
+    if "fetch_list" not in up.source or ".name" not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+
+    def names_display(v) -> bool:
+        return isinstance(v, (ast.List, ast.Tuple)) and bool(v.elts) and all(_dot_name(e) for e in v.elts)
+
+    good, bad, used = set(), set(), set()
+    fine = set()  # ids of Name nodes whose use is accounted for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    fine.add(id(t))
+                    (good if len(node.targets) == 1 and names_display(node.value) else bad).add(t.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            fine.add(id(node.target))
+            (good if isinstance(node.op, ast.Add) and names_display(node.value) else bad).add(node.target.id)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            c = node.value
+            f = c.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and len(c.args) == 1 \
+                    and not c.keywords and (f.attr == "append" and _dot_name(c.args[0])
+                                            or f.attr == "extend" and names_display(c.args[0])):
+                fine.add(id(f.value))
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "len" and len(node.args) == 1 \
+                    and isinstance(node.args[0], ast.Name):
+                fine.add(id(node.args[0]))
+            if isinstance(f, ast.Attribute) and f.attr == "run":
+                for k in node.keywords:
+                    if k.arg == "fetch_list" and isinstance(k.value, ast.Name):
+                        fine.add(id(k.value))
+                        used.add(k.value.id)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and id(node) not in fine:
+            bad.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bad.update(node.names)
+        elif isinstance(node, ast.arg):
+            bad.add(node.arg)
+    out.update((good & used) - bad)
+    return out
+
+
+class _StripNames(cst.CSTTransformer):
+    """``<var>.name`` elements of the fetch-only lists' displays and appends → ``<var>``."""
+
+    def __init__(self, names):
+        self.names = names
+        self.hits = 0
+
+    def _strip(self, v):
+        if isinstance(v, (cst.List, cst.Tuple)):
+            els = [e.with_changes(value=e.value.value) if isinstance(e.value, cst.Attribute)
+                   and e.value.attr.value == "name" else e for e in v.elements]
+            self.hits += 1
+            return v.with_changes(elements=els)
+        if isinstance(v, cst.Attribute) and v.attr.value == "name":
+            self.hits += 1
+            return v.value
+        return v
+
+    def leave_Assign(self, original, updated):
+        if len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name) \
+                and updated.targets[0].target.value in self.names:
+            return updated.with_changes(value=self._strip(updated.value))
+        return updated
+
+    def leave_AugAssign(self, original, updated):
+        if isinstance(updated.target, cst.Name) and updated.target.value in self.names:
+            return updated.with_changes(value=self._strip(updated.value))
+        return updated
+
+    def leave_Expr(self, original, updated):
+        c = updated.value
+        if isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) \
+                and isinstance(c.func.value, cst.Name) and c.func.value.value in self.names \
+                and c.func.attr.value in ("append", "extend") and len(c.args) == 1:
+            return updated.with_changes(value=c.with_changes(
+                args=[c.args[0].with_changes(value=self._strip(c.args[0].value))]))
+        return updated
+
+
+def leave_statement(up, original, updated):
+    """Strip the ``.name``s of fetch-only lists where they are built (see check_call). A
+    compound statement the walk skipped (untouched.py: nothing legacy inside, so its inner
+    statements get no hook of their own) is searched whole."""
+    if not up.opts.enabled(CODE):
+        return updated
+    if not isinstance(updated, cst.SimpleStatementLine) and id(original) not in up.untouched:
+        return updated
+    names = _fetch_only_lists(up)
+    if not names or not static_program(up):
+        return updated
+    strip = _StripNames(names)
+    new = updated.visit(strip)
+    return new if strip.hits else updated
 
 
 def _string_names(up) -> Set[str]:
@@ -222,6 +347,10 @@ def _fetch_value(up, value, strings):
         left, a = _fetch_value(up, value.left, strings)
         right, b = _fetch_value(up, value.right, strings)
         return (value.with_changes(left=left, right=right), True) if a or b else (value, False)
+    if isinstance(value, cst.Name) and value.value in _fetch_only_lists(up):
+        # `names = [loss.name, acc.name]` ... fetch_list=names: its `.name`s go where it is
+        # built (leave_statement)
+        return value, True
     if isinstance(value, cst.Name) and value.value in _name_lists(up):
         strings.append(value)  # `names = [loss.name, 'acc']` ... fetch_list=names
         return value, False
