@@ -43,10 +43,18 @@ Fix safety
     on variables assigned from a legacy optimizer in the same file. ``current_step_lr`` →
     ``get_lr`` is unsafe in a module that uses ``ReduceLROnPlateau``: 1.8 returned the rate
     of the last ``minimize()``, ``get_lr()`` the scheduler's, which a ``step(loss)`` may have
-    lowered since (checked on 1.8.5). A ``parameter_list`` or
-    ``no_grad_set`` literal or comprehension holding parameter names (strings, which 1.8
-    accepted: ``'fc_0.w_0'``, ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``) is manual:
-    today's minimize takes only the parameters themselves (names raise TypeError). In a
+    lowered since (checked on 1.8.5). A ``parameter_list`` of parameter names (strings,
+    which 1.8 accepted: ``'fc_0.w_0'``, ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``;
+    a display or comprehension of names, or a variable the module binds only to such
+    lists and grows only by ``.append(<name>)``: DCGAN's
+    ``[p.name for p in g_program.global_block().all_parameters()]``, CycleGAN's prefix
+    loop) given to ``minimize`` in a static-only module with a plain-name loss becomes
+    ``parameters=[_p for _p in loss.block.program.global_block().all_parameters() if
+    _p.name in <names>]``: 1.8's append_backward looked each name up in the loss's program
+    and skipped names it lacked; today's minimize takes only the parameters themselves
+    (names raise TypeError). Safe (program static_gan_dcgan: a generator trained through
+    the discriminator's program matches 1.8.5). Names mixed with variables, names in
+    ``no_grad_set``, a loss expression or a module with dynamic-mode code stay manual. In a
     module with dynamic-mode code and no static graph, both arguments are dropped instead:
     1.8.5's dygraph ``minimize`` ignored them and updated the optimizer's own parameters
     (checked), where today's would honour them. ``apply_optimize`` built the update ops
@@ -113,6 +121,10 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         return updated
     if name == "minimize":
         named = _names_given(updated, up)
+        if named == "parameter_list":
+            rewritten = _names_to_parameters(up, original, updated)
+            if rewritten is not None:
+                return rewritten
         if named:
             up.report(original, CODE, f"`minimize({named}=...)` lists parameters by name: today's "
                       "minimize takes only parameter values (names raise TypeError on 3.x); pass "
@@ -201,9 +213,150 @@ def _names_given(call: cst.Call, up=None):
             return kw
         if isinstance(v, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and _stringy(v.elt):
             return kw
-        if isinstance(v, cst.Name) and up is not None and v.value in _name_lists(up):
+        if isinstance(v, cst.Name) and up is not None and (
+                v.value in _name_lists(up) or v.value in _pure_name_lists(up)):
             return kw
     return None
+
+
+NAME_FILTER = "[_p for _p in {loss}.block.program.global_block().all_parameters() if _p.name in {names}]"
+
+
+def _names_to_parameters(up, original: cst.Call, updated: cst.Call):
+    """``minimize(loss, parameter_list=<names>)`` in a static-only module, the names a
+    list / tuple / set display or comprehension of names, or a variable the module binds
+    only to such lists (and grows only with ``.append(<name>)``, CycleGAN's form), and
+    ``loss`` a name or attribute: the parameters of the loss's program with those names
+    (``NAME_FILTER``), as 1.8's append_backward resolved them there (a name the program
+    lacks was skipped: the filter skips it too). None when it does not apply."""
+    from upgrader.fixers.static_dropout import static_only
+    if not static_only(up) or _names_of_kw(updated, "no_grad_set", up):
+        return None
+    loss = None
+    for i, a in enumerate(updated.args):
+        if a.star:
+            return None
+        kw = a.keyword.value if a.keyword is not None else {0: "loss"}.get(i)
+        if kw == "loss":
+            loss = a.value
+    if not _dotted_names(loss):
+        return None
+    args = list(updated.args)
+    for i, a in enumerate(args):
+        kw = a.keyword.value if a.keyword is not None else {2: "parameter_list"}.get(i)
+        if kw != "parameter_list":
+            continue
+        if not _all_names(up, a.value):
+            return None
+        names = code_of(a.value).strip()
+        if not isinstance(a.value, (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.Set,
+                                    cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.Call)):
+            return None
+        if isinstance(a.value, cst.GeneratorExp) and not a.value.lpar:
+            names = "(" + names + ")"
+        value = cst.parse_expression(NAME_FILTER.format(loss=code_of(loss).strip(), names=names))
+        args[i] = a.with_changes(value=value, keyword=cst.Name("parameters") if a.keyword else None)
+    up.report(original, CODE, "`minimize(parameter_list=<names>)` → `minimize(parameters=[_p for "
+              "_p in loss.block.program.global_block().all_parameters() if _p.name in <names>])`: "
+              "today's minimize takes the parameters themselves; 1.8 looked the names up in the "
+              "loss's program and skipped those it lacked, as the filter does",
+              "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
+              "safe", applied=True)
+    return updated.with_changes(args=args)
+
+
+def _names_of_kw(call: cst.Call, kw: str, up) -> bool:
+    """``call`` gives ``kw`` (``parameter_list`` / ``no_grad_set``) as names."""
+    only = call.with_changes(args=[a for i, a in enumerate(call.args)
+                                   if (a.keyword.value if a.keyword is not None else
+                                       {2: "parameter_list", 3: "no_grad_set"}.get(i)) == kw])
+    return _names_given(only, up) is not None if only.args else False
+
+
+def _dotted_names(v) -> bool:
+    while isinstance(v, cst.Attribute):
+        v = v.value
+    return isinstance(v, cst.Name)
+
+
+def _all_names(up, v) -> bool:
+    """Every element ``v`` holds is a parameter name (a string expression): 1.8 took
+    variables and names mixed, the filter compares names only."""
+    if isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value in ("set", "list") \
+            and len(v.args) == 1 and not v.args[0].star:
+        v = v.args[0].value
+    if isinstance(v, (cst.List, cst.Tuple, cst.Set)):
+        return bool(v.elements) and all(isinstance(e, cst.Element) and _stringy(e.value)
+                                        for e in v.elements)
+    if isinstance(v, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _stringy(v.elt)
+    if isinstance(v, cst.Name):
+        return v.value in _pure_name_lists(up)
+    return False
+
+
+def _pure_name_lists(up) -> set:
+    """Names every binding of which in the module is a display or comprehension of names
+    (an empty display too), grown only by ``.append(<name>)`` / ``.extend(<names>)`` /
+    ``+= <names>``, with at least one name among them; never rebound otherwise (a loop
+    target, a function parameter, ``global``)."""
+    cached = getattr(up, "_pure_name_lists", None)
+    if cached is not None:
+        return cached
+    out: set = set()
+    up._pure_name_lists = out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+
+    def names_display(v, allow_empty=True):
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("set", "list") \
+                and len(v.args) <= 1 and not v.keywords:
+            if not v.args:
+                return "empty" if allow_empty else None
+            v = v.args[0]
+        if isinstance(v, (ast.List, ast.Tuple, ast.Set)):
+            if not v.elts:
+                return "empty" if allow_empty else None
+            return "names" if all(_stringy_ast(e) for e in v.elts) else None
+        if isinstance(v, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return "names" if _stringy_ast(v.elt) else None
+        return None
+
+    good, bad, named = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        kind = names_display(node.value) if t is n else None
+                        (good if kind else bad).add(n.id)
+                        if kind == "names":
+                            named.add(n.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            kind = names_display(node.value, allow_empty=False)
+            (named if kind == "names" else bad).add(node.target.id)
+        elif isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem)):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            for n in ast.walk(target) if target is not None else ():
+                if isinstance(n, ast.Name):
+                    bad.add(n.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bad.update(node.names)
+        elif isinstance(node, ast.arg):
+            bad.add(node.arg)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name):
+            owner, method = node.func.value.id, node.func.attr
+            if method == "append" and len(node.args) == 1:
+                (named if _stringy_ast(node.args[0]) else bad).add(owner)
+            elif method == "extend" and len(node.args) == 1:
+                (named if names_display(node.args[0], allow_empty=False) else bad).add(owner)
+            elif method in ("insert", "add", "update", "__setitem__"):
+                bad.add(owner)
+    out.update((good & named) - bad)
+    return out
 
 
 def _name_lists(up) -> set:
