@@ -7,7 +7,11 @@ What it does
     ``build_program(is_train, ...)`` called for the training and the evaluation program)
     and builds ``fluid.layers.fc`` layers, or opens it once and builds ``fc`` layers outside it
     too (a program built before the guard whose weights the guarded one shared by name):
-    there the rewrite is unsafe (``--unsafe-fixes``).
+    there the rewrite is unsafe (``--unsafe-fixes``). It stays safe when every ``fc`` of
+    the module names its weight and its bias (a string expression such as ``name + 'w'``,
+    ``ParamAttr(name=...)``, or ``bias_attr=False``): no name then comes from the counter
+    (the models' GAN helpers ``def fc(x, size, name): return fluid.layers.fc(...,
+    param_attr=name + 'w', bias_attr=name + 'b')``).
 
 Why is this bad?
     A common 1.8 pattern builds the training and the evaluation program each inside its
@@ -63,8 +67,67 @@ def _shares_fc_names(up) -> bool:
         src = up.source
         guards = len(re.findall(r"\bunique_name\s*\.\s*guard\s*\(", src))
         got = up._fc_guards = (guards > 0 and re.search(r"\bfc\s*\(", src) is not None
+                               and not _fc_all_named(src)
                                and (guards > 1 or _guard_runs_again(src) or _fc_outside_guard(src)))
     return got
+
+
+def _named_attr(v, bias=False) -> bool:
+    """A ``param_attr`` / ``bias_attr`` value that names the parameter: a string expression
+    (``'fc_w'``, ``name + 'w'``, ``'%s_w' % tag``, ``'{}_w'.format(tag)``),
+    ``ParamAttr(name=<not None>)`` / ``ParamAttr('<name>')``, a list of those (fc with several
+    inputs), ``False`` for the bias (no parameter), or a conditional of two such values."""
+    if isinstance(v, ast.IfExp):
+        return _named_attr(v.body, bias) and _named_attr(v.orelse, bias)
+    if isinstance(v, ast.Constant):
+        return isinstance(v.value, str) or (bias and v.value is False)
+    if isinstance(v, (ast.List, ast.Tuple)):
+        return bool(v.elts) and all(_named_attr(e, bias) for e in v.elts)
+    if isinstance(v, ast.JoinedStr):
+        return True
+    if isinstance(v, ast.BinOp):
+        if isinstance(v.op, ast.Add):
+            return _named_attr(v.left) or _named_attr(v.right)
+        return isinstance(v.op, ast.Mod) and _named_attr(v.left)
+    if isinstance(v, ast.Call):
+        f = v.func
+        fname = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if fname == "format" and isinstance(f, ast.Attribute):
+            return _named_attr(f.value)
+        if fname == "ParamAttr":
+            name = [k.value for k in v.keywords if k.arg == "name"] + v.args[:1]
+            return bool(name) and not (isinstance(name[0], ast.Constant) and name[0].value is None)
+    return False
+
+
+def _fc_all_named(src: str) -> bool:
+    """Every ``layers.fc`` of the module (``<module>.fc(...)``, or ``fc(...)`` when the
+    module defines no function ``fc``) names its weights and its bias (or has none): no
+    name comes from the counter, so the guards' numbering does not matter."""
+    try:
+        tree = untouched.parse(src)
+    except SyntaxError:
+        return False
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = False
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "fc" and not (
+                isinstance(f.value, ast.Name) and f.value.id == "self")
+                or isinstance(f, ast.Name) and f.id == "fc" and "fc" not in own):
+            continue
+        found = True
+        if any(k.arg is None for k in n.keywords) or any(isinstance(a, ast.Starred) for a in n.args):
+            return False
+        kw = {k.arg: k.value for k in n.keywords}
+        # fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None, ...)
+        param = kw.get("param_attr", n.args[3] if len(n.args) > 3 else None)
+        bias = kw.get("bias_attr", n.args[4] if len(n.args) > 4 else None)
+        if param is None or bias is None or not _named_attr(param) or not _named_attr(bias, True):
+            return False
+    return found
 
 
 def _fc_outside_guard(src: str) -> bool:
@@ -107,7 +170,9 @@ def _fc_outside_guard(src: str) -> bool:
             if in_guard(c):
                 continue
             outer = owner(c)
-            if outer is None or outer in seen or not only_in_guards(outer, seen | {outer}):
+            if outer in seen:
+                continue  # a call from the function itself (or a cycle): its callers count
+            if outer is None or not only_in_guards(outer, seen | {outer}):
                 return False
         return True
 
