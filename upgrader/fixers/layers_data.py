@@ -29,7 +29,8 @@ Fix safety
     are literals (or holding a literal ``None``/negative entry), or any shape with a literal
     ``append_batch_size=False``. A name the module binds exactly once, at its top level, to
     an int (``IMG_DIM = 784``, ``H, W = 28, 28``) or a list/tuple of ints
-    (``SHAPE = [1, 28, 28]``) counts as that literal. Unsafe when a non-literal shape (or a non-literal entry)
+    (``SHAPE = [1, 28, 28]``) counts as that literal, and so does ``+ - * //`` arithmetic
+    on such names and int literals (``IMG * IMG``, ``3 * H * W``, ``IMG // 4``). Unsafe when a non-literal shape (or a non-literal entry)
     could hold ``None``/``-1``: the rewrite prepends ``-1`` (``[-1] + list(shape)``) as 1.8
     did for shapes without them. ``lod_level`` > 0 is unsafe too: Paddle 3 programs carry
     no LoD, so the sequence ops reading it are manual (declare the padded batch and its
@@ -124,12 +125,45 @@ def _classify(elements: List[cst.Element], consts=None) -> Tuple[bool, List[str]
         kind, val = literal(code_of(e.value))
         if kind != "ok" and consts and isinstance(e.value, cst.Name) and _int(consts.get(e.value.value)):
             kind, val = "ok", consts[e.value.value]  # a module constant
+        elif kind != "ok" and consts and isinstance(e.value, cst.BinaryOperation):
+            folded = _fold(code_of(e.value), consts)  # IMG * IMG, C * H * W, IMG // 4
+            if folded is not None:
+                kind, val = "ok", folded
         if kind == "ok" and (val is None or (isinstance(val, (int, float))
                                              and not isinstance(val, bool) and val < 0)):
             no_batch = True
         elif kind != "ok" or isinstance(val, bool) or not isinstance(val, int):
             unknown.append(code_of(e.value))
     return no_batch, unknown
+
+
+_FOLD_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+             ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b if b else None}
+
+
+def _fold(source: str, consts: dict) -> Optional[int]:
+    """The int value of ``+ - * //`` arithmetic on int literals and module int constants
+    (``IMG * IMG``, ``3 * H * W``, ``IMG // 4``), or None."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def value(n):
+        if isinstance(n, ast.Constant):
+            return n.value if _int(n.value) else None
+        if isinstance(n, ast.Name):
+            v = consts.get(n.id)
+            return v if _int(v) else None
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            v = value(n.operand)
+            return -v if v is not None else None
+        if isinstance(n, ast.BinOp) and type(n.op) in _FOLD_OPS:
+            a, b = value(n.left), value(n.right)
+            return _FOLD_OPS[type(n.op)](a, b) if a is not None and b is not None else None
+        return None
+
+    return value(node)
 
 
 def _prepend(shape: cst.BaseExpression, elements: List[cst.Element]) -> cst.List:
