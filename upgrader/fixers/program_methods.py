@@ -19,7 +19,11 @@ Why is this bad?
     (checked on 3.3.1): the upgraded program fails with AttributeError although every name
     it imports was rewritten. A PIR block keeps each parameter op at its top, so
     ``all_parameters()`` lists them in reverse creation order (1.8: creation order; checked
-    on 3.3.1). ``list_vars()`` yields every value of the program, and
+    on 3.3.1), and a parameter that several layers create under one name (weight tying by
+    ``ParamAttr`` name, the book's word2vec ``shared_w``) once per use where 1.8 listed it
+    once: in a module that does so, the rewrite keeps each name once, at its first use
+    (``list({p.name: p for p in <block>.all_parameters()[::-1]}.values())``; 1.8.5 and
+    3.3.1 then give the same list). ``list_vars()`` yields every value of the program, and
     ``.name`` raises ValueError on all but data, parameters and persistable variables.
 
 Example
@@ -191,11 +195,37 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             "`program.all_parameters()` → `program.global_block().all_parameters()` (PIR)"):
         return updated
     block = cst.Call(func=cst.Attribute(value=new_value, attr=cst.Name("global_block")))
-    return _reversed(cst.Call(func=cst.Attribute(value=block, attr=cst.Name("all_parameters"))))
+    return _parameters_in_order(up, cst.Call(func=cst.Attribute(value=block, attr=cst.Name("all_parameters"))))
 
 
 def _reversed(node: cst.BaseExpression) -> cst.BaseExpression:
     return cst.parse_expression("X[::-1]").visit(_Put(node))
+
+
+def _parameters_in_order(up, node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node[::-1]``; in a module that ties weights by name, each name once, at its first
+    use (``list({p.name: p for p in node[::-1]}.values())``)."""
+    if _ties_weights(up):
+        return cst.parse_expression("list({p.name: p for p in X[::-1]}.values())").visit(_Put(node))
+    return _reversed(node)
+
+
+TIED = ("; the module gives one parameter name to layers more than once (weight tying by "
+        "ParamAttr name): 1.8 made one parameter, a PIR program lists it once per use, so "
+        "each name is kept once, at its first use (checked on 1.8.5 and 3.3.1)")
+
+
+def _ties_weights(up) -> bool:
+    """A literal parameter name the module's layers create more than once (the book's
+    word2vec 'shared_w', PaddleRec's 'SparseFeatFactors'), as optimizer_methods finds them
+    for PU207."""
+    cached = getattr(up, "_program_ties", None)
+    if cached is None:
+        from upgrader.fixers.optimizer_methods import _tied_calls, _tied_guards
+        calls = _tied_calls(up)
+        cached = up._program_ties = bool(_tied_guards(up)) or any(
+            v for k, v in calls.items() if k != "guards")
+    return cached
 
 
 def _block_all_parameters(up, original: cst.Call, updated: cst.Call):
@@ -207,13 +237,15 @@ def _block_all_parameters(up, original: cst.Call, updated: cst.Call):
             "each parameter op at its top, so it lists the parameters in reverse creation "
             "order (1.8: creation order)"):
         return updated
-    return _reversed(updated)
+    return _parameters_in_order(up, updated)
 
 
 def _report_all_parameters(up, original: cst.Call, legacy: str, message: str) -> bool:
     """Report an ``all_parameters()`` rewrite; whether to apply it (unsafe in a file that
     calls ``create_global_var``, applied only with --unsafe-fixes there)."""
     safety = "unsafe" if _global_var_used(up) else "safe"
+    if _ties_weights(up):
+        message += TIED
     if safety == "unsafe":
         message += ("; unsafe: create_global_var's replacement is a non-trainable parameter "
                     "and is listed too (filter on `not p.stop_gradient`)")
