@@ -1183,9 +1183,10 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
 def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
     """The reason an argument passed to this call makes its rewrite unsafe (an
     ``unsafe_if_set`` spec given a value other than the legacy default, an
-    ``unsafe_below`` spec given a non-literal or a number, or list of numbers, with one
-    below its bound), or None."""
-    specs = [(n, s) for n, s in entry.args.items() if s.unsafe_if_set or s.unsafe_below]
+    ``unsafe_below`` / ``unsafe_above`` spec given a non-literal or a number, or list of
+    numbers, with one below / above its bound), or None."""
+    specs = [(n, s) for n, s in entry.args.items()
+             if s.unsafe_if_set or s.unsafe_below or s.unsafe_above]
     if not specs:
         return None
     from upgrader.args import Manual, bind, code_of, literal, same_value
@@ -1196,13 +1197,14 @@ def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
         arg = b.values.get(name)
         if arg is None:
             continue
-        if spec.unsafe_below:
+        bounded = spec.unsafe_below or spec.unsafe_above
+        if bounded:
             kind, value = literal(code_of(arg.value))
             items = value if kind == "ok" and isinstance(value, (list, tuple)) else [value]
-            bound = spec.unsafe_below["bound"]
+            bound, below = bounded["bound"], bool(spec.unsafe_below)
             if kind != "ok" or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                       and v >= bound for v in items):
-                return f"{name}={code_of(arg.value)}: {spec.unsafe_below['why']}"
+                                       and (v >= bound if below else v <= bound) for v in items):
+                return f"{name}={code_of(arg.value)}: {bounded['why']}"
             continue
         p = entry.param(name)
         if p is not None and p.has_default and same_value(code_of(arg.value), p.default):

@@ -140,6 +140,9 @@ def arg_changes(e: Entry) -> List[str]:
         elif s.unsafe_below:
             out.append(f"`{name}`: unsafe below {s.unsafe_below['bound']} or when not a literal "
                        f"({s.unsafe_below['why']})")
+        elif s.unsafe_above:
+            out.append(f"`{name}`: unsafe above {s.unsafe_above['bound']} or when not a literal "
+                       f"({s.unsafe_above['why']})")
         elif s.manual_values:
             out.append(f"`{name}`: manual for {', '.join(s.manual_values)} or a non-literal value")
         elif s.wrap:

@@ -32,8 +32,8 @@ SAFETIES = {"safe", "unsafe", "manual"}
 MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
-            "unsafe_if_set", "positional_only", "unsafe_below", "call_arg", "manual_if_unset",
-            "wrap_also_for"}
+            "unsafe_if_set", "positional_only", "unsafe_below", "unsafe_above", "call_arg",
+            "manual_if_unset", "wrap_also_for"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator",
@@ -74,6 +74,7 @@ class ArgSpec:
     unsafe_if_set: Optional[str] = None
     positional_only: Optional[str] = None
     unsafe_below: Optional[Dict[str, Any]] = None  # {bound, why}
+    unsafe_above: Optional[Dict[str, Any]] = None  # {bound, why}
     call_arg: Optional[str] = None  # keyword of the call the entry wrap makes (layer(x, kw=...))
     manual_if_unset: Optional[str] = None  # why the call is manual without this argument
 
@@ -172,10 +173,11 @@ def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
     if unknown:
         raise _err(file, name, f"args.{pname}: unknown key(s) {sorted(unknown)}")
     spec = ArgSpec(**raw)
-    ub = spec.unsafe_below
-    if ub is not None and (not isinstance(ub, dict) or set(ub) != {"bound", "why"}
-                           or not isinstance(ub["bound"], (int, float))):
-        raise _err(file, name, f"args.{pname}.unsafe_below must be {{ bound = <number>, why = \"...\" }}")
+    for key in ("unsafe_below", "unsafe_above"):
+        ub = getattr(spec, key)
+        if ub is not None and (not isinstance(ub, dict) or set(ub) != {"bound", "why"}
+                               or not isinstance(ub["bound"], (int, float))):
+            raise _err(file, name, f"args.{pname}.{key} must be {{ bound = <number>, why = \"...\" }}")
     if spec.wrap_also_for is not None and (
             spec.wrap_if_default is None or not isinstance(spec.wrap_also_for, list)
             or not all(isinstance(v, str) for v in spec.wrap_also_for)):
