@@ -1717,6 +1717,24 @@ out = [np.array(flat), np.array(u.flatten(packed)), np.array(u.flatten(mapped)),
        np.array([type(packed['a']).__name__ == 'P', isinstance(packed['z'][1], tuple), u.is_sequence('ab'), u.is_sequence({}),
                  u.is_sequence(np.zeros(2)), u.is_sequence((1,))]), np.array(errs)]
 '''),
+    ("append_backward_sums_no_grad_term_static", '''
+X = rng.uniform(-1, 1, size=(3, 5)).astype('float32')
+W = rng.uniform(-0.5, 0.5, size=(5, 4)).astype('float32')
+def build():
+    x = fluid.data('x', [3, 5], 'float32')
+    w = fluid.layers.create_parameter([5, 4], 'float32', name='ab_sums_w',
+                                      default_initializer=fluid.initializer.NumpyArrayInitializer(W))
+    v = fluid.layers.create_parameter([4], 'float32', name='ab_sums_v',
+                                      default_initializer=fluid.initializer.Constant(0.5))
+    h = fluid.layers.matmul(x, w)
+    loss = fluid.layers.sums([fluid.layers.reduce_sum(fluid.layers.topk(h, k=2)[0]), fluid.layers.reduce_mean(h * v),
+                              fluid.layers.reduce_sum(x)])
+    pg = fluid.backward.append_backward(loss)
+    only_w = fluid.backward.append_backward(fluid.layers.sums([fluid.layers.reduce_mean(h), fluid.layers.reduce_max(x)]),
+                                            parameter_list=['ab_sums_w'])
+    return [loss] + [g for p, g in pg] + [g for p, g in only_w]
+out = static_run(build, {'x': X})
+'''),
 ]
 
 

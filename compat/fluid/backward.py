@@ -52,11 +52,21 @@ def _program_of(value):
         replacement="paddle.static.append_backward")
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None):
     program = _program_of(loss)
-    pairs = paddle.static.append_backward(loss, parameter_list=_by_name(program, parameter_list),
-                                          no_grad_set=_by_name(program, no_grad_set),
-                                          callbacks=callbacks)
     if program is None:
-        return pairs
+        return paddle.static.append_backward(loss, parameter_list=parameter_list,
+                                             no_grad_set=no_grad_set, callbacks=callbacks)
+    params = _by_name(program, parameter_list)
+    if params is None:  # the persistable values of the loss's block, as PIR's append_backward
+        params = [r for op in loss.get_defining_op().get_parent_block().ops
+                  if op.has_attr("persistable") for r in op.results() if r.persistable]
+    params = list(params)
+    # PIR's append_backward differentiates every value (no pruning by the inputs): with
+    # paddle.add_n (fluid.layers.sums) over an input that needs no gradient, it leaves an
+    # op without an output type that crashes the executor (segfault, checked on 3.3.1).
+    # gradients() (what Paddle's own optimizers call) prunes to the parameters.
+    grads = paddle.static.gradients([loss], params, no_grad_set=_by_name(program, no_grad_set)) \
+        if params else []
+    pairs = list(zip(params, grads))
     # 1.x left out the parameters that get no gradient (in no_grad_set, not reached), and
     # listed the block's parameters in creation order (PIR puts each one at the top)
     pairs = [pg for pg in pairs if pg[1] is not None]
