@@ -6,7 +6,12 @@ Only where that keeps Python's order of evaluation: the call sits in a plain exp
 assignment or return statement of its own line, outside lambdas, comprehensions,
 conditional expressions and ``and``/``or``, not in a class body, and everything the
 statement evaluates before it is a name, attribute or literal (so no layer is built, and
-no parameter created, in a different order).
+no parameter created, in a different order). A value that is only arithmetic on names,
+attributes and numbers (``1.0 - mask``: graph operators, no parameter, no layer name)
+may also move before other calls of the statement, when those are legacy layer calls
+or operators that write none of their inputs (not ``increment``, ``assign``,
+``array_write`` or a call given ``out=`` / ``output=``): only the order of operators
+without side effects changes.
 """
 from __future__ import annotations
 
@@ -66,9 +71,11 @@ def hoist(up, call: cst.Call, value: cst.BaseExpression, base: str):
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)
 
 
-def statement_for(up, call: cst.Call):
+def statement_for(up, call: cst.Call, values=()):
     """The statement (original node) before which the arguments of ``call`` can be
-    assigned without changing what is evaluated first, or why not (a short reason)."""
+    assigned without changing what is evaluated first, or why not (a short reason).
+    ``values``: the arguments to move; arithmetic ones may pass other legacy calls
+    (the module docstring)."""
     if not up.stmt_stack:
         return "it is not in a statement"
     line = up.stmt_stack[-1][0]
@@ -85,7 +92,63 @@ def statement_for(up, call: cst.Call):
     found = _before([small.value], call)  # an assignment's targets come after its value
     if found is None:
         return "it is evaluated conditionally or in another scope (lambda, comprehension, `if` expression, `and`/`or`, comparison)"
+    if not found and values and all(_arithmetic(v) for v in values):
+        earlier = _evaluated_before([small.value], call)
+        if earlier is not None and all(_writes_nothing(up, n) for n in earlier):
+            return line
+        if earlier is not None:
+            return ("the statement first calls a function that is not a legacy layer or may "
+                    "write into its input")
     return line if found else "the statement evaluates a call or an operation before it"
+
+
+#: legacy functions that write into a variable they are given (1.x in-place outputs)
+_WRITERS = frozenset({"increment", "assign", "array_write"})
+
+
+def _arithmetic(node) -> bool:
+    """Operators on names, attribute chains and numbers only: builds no layer."""
+    if isinstance(node, (cst.BinaryOperation,)):
+        return _arithmetic(node.left) and _arithmetic(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _arithmetic(node.expression)
+    return isinstance(node, (cst.Integer, cst.Float)) or _pure(node) and not isinstance(
+        node, cst.SimpleString)
+
+
+def _evaluated_before(nodes, call) -> Optional[list]:
+    """The sub-expressions evaluated completely before ``call`` (in ``nodes``, in
+    evaluation order), or None when ``call`` is not reached on a plain evaluation path."""
+    done = []
+    for node in nodes:
+        if node is call:
+            return done
+        if _contains(node, call):
+            parts = _parts(node)
+            if parts is None:
+                return None
+            rest = _evaluated_before(parts, call)
+            return None if rest is None else done + rest
+        done.append(node)
+    return None
+
+
+def _writes_nothing(up, node) -> bool:
+    """Every call under ``node`` is a legacy ``paddle.fluid`` call that writes none of
+    its inputs; operators and names are fine."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return False
+        if isinstance(n, cst.Call):
+            dotted = up.resolve_dotted(n.func) or ""
+            if not dotted.startswith("paddle.fluid.") or dotted.rsplit(".", 1)[-1] in _WRITERS:
+                return False
+            if any(a.keyword is not None and a.keyword.value in ("out", "output") for a in n.args):
+                return False
+        stack.extend(n.children)
+    return True
 
 
 def _before(nodes, call) -> Optional[bool]:

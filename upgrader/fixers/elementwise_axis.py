@@ -64,7 +64,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if not up.can_apply(entry, original):
         up.report_entry(original, entry, False)
         return updated
-    stmt = hoist.statement_for(up, original)
+    stmt = hoist.statement_for(up, original, [arg.value for p, arg in operands])
     if isinstance(stmt, str):
         up.report_entry(original, entry, False, manual=(
             f"`{code_of(operands[0][1].value)}` would be evaluated twice in the rewrite and "
