@@ -18,6 +18,15 @@ What it does
     ``train_test(executor, program, reader, feeder, fetch_list)``). Any other clone with ``for_test`` is reported for a
     manual rewrite and left as it is.
 
+    A plain ``g_program = <program>.clone()`` (or ``clone(for_test=False)``: DCGAN's
+    generator cloned from the combined program before the discriminator is added) whose
+    only uses are ``<executor>.run(g_program, ..., fetch_list=[a, b.name])`` calls fetching
+    variables bound before the clone in its scope, and ``g_program.global_block()`` reads
+    (its parameters), becomes ``g_program_values = paddle.pir.IrMapping()`` /
+    ``g_program = <program>.clone(g_program_values)``, and the runs fetch
+    ``g_program_values.look_up(a)``: the clone's own values for those variables. Any other
+    plain clone of a program is reported for a manual rewrite.
+
 Why is this bad?
     Since Paddle 3.0 static graphs use the new IR (PIR) by default. A PIR ``Program`` has
     no ``clone(for_test=...)``: the call raises ``TypeError: clone(): incompatible function
@@ -50,7 +59,10 @@ Example
     compat runtime runs the original unchanged.
 
 Fix safety
-    Safe when it applies (tests/test_programs_proof.py: fit_a_line_static,
+    The plain clone's rewrite is safe: the clone runs the same operators in training mode,
+    as 1.8's did (program static_gan_dcgan_clone: batch-norm statistics updated by the
+    generator's runs, checked against 1.8.5). The evaluation clone's rewrite is
+    safe when it applies (tests/test_programs_proof.py: fit_a_line_static,
     mnist_static_classifier (two fetch lists), static_eval_clone (dropout, batch norm,
     a helper function) and static_book_train_test (a module-level helper given the fetch
     list) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
@@ -90,6 +102,9 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if not isinstance(f, cst.Attribute) or f.attr.value not in ("clone", "run"):
         return updated
     if f.attr.value == "run":
+        mapping = _plan(up).plain_runs.get(_line(up, original)) if _plan(up).plain_runs else None
+        if mapping is not None:
+            return updated.with_changes(args=_looked_up(_copied_feed(list(updated.args)), mapping))
         run = _plan(up).runs.get(_line(up, original)) if _plan(up).runs else None
         if run is None:
             return updated
@@ -99,6 +114,25 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                     a.keyword is not None and a.keyword.value == "program" else a
                     for i, a in enumerate(args)]
         return updated.with_changes(args=args)
+    plain = not original.args or (len(original.args) == 1 and original.args[0].keyword is not None
+                                  and original.args[0].keyword.value == "for_test"
+                                  and code_of(original.args[0].value).strip() == "False")
+    mapping = _plan(up).plain.get(_line(up, original)) if plain and _plan(up).plain else None
+    if mapping is not None and _is_program(up, f.value):
+        from upgrader import hoist
+        stmt = hoist.statement_for(up, original)
+        if not isinstance(stmt, str):
+            hoist.add(up, stmt, [(mapping, cst.parse_expression("paddle.pir.IrMapping()"))])
+            up.report(original, CODE, f"`clone()` → `clone({mapping})` with "
+                      f"`{mapping} = paddle.pir.IrMapping()`: a PIR clone holds new values, "
+                      f"its runs fetch `{mapping}.look_up(<variable>)`",
+                      "paddle.fluid.Program.clone", "paddle.static.Program", "safe", applied=True)
+            return updated.with_changes(args=[cst.Arg(value=cst.Name(mapping))])
+    if plain and original.args:
+        if _is_program(up, f.value):
+            up.report(original, CODE, PLAIN, "paddle.fluid.Program.clone", "paddle.static.Program",
+                      "manual")
+        return updated
     if not any(a.keyword is not None and a.keyword.value == "for_test" for a in original.args):
         if not original.args and _is_program(up, f.value):
             up.report(original, CODE, PLAIN, "paddle.fluid.Program.clone", "paddle.static.Program",
@@ -146,7 +180,10 @@ def _normalize(program: str, fetches: List[str]) -> cst.BaseExpression:
 
 
 def leave_statement(up, original, updated):
-    """After a rewritten clone, one more evaluation program per other fetch list."""
+    """After a rewritten clone, one more evaluation program per other fetch list; before a
+    plain clone, its IrMapping (hoist.py; a no-op when another fixer's hook placed it)."""
+    from upgrader import hoist
+    updated = hoist.leave_statement(up, original, updated)
     plan = getattr(up, "_clone_plan", None)
     if plan is None or not plan.more or not isinstance(original, cst.SimpleStatementLine) or \
             not isinstance(updated, cst.SimpleStatementLine):
@@ -167,6 +204,24 @@ def leave_statement(up, original, updated):
                                                       value=_normalize(source, names))])
              for n, names in programs[1:]]
     return cst.FlattenSentinel([updated] + extra)
+
+
+def _looked_up(args, mapping: str):
+    """``fetch_list=[a, b.name]`` → ``fetch_list=[<mapping>.look_up(a), <mapping>.look_up(b)]``."""
+    out = []
+    for a in args:
+        if a.keyword is not None and a.keyword.value == "fetch_list" and \
+                isinstance(a.value, (cst.List, cst.Tuple)):
+            elements = []
+            for e in a.value.elements:
+                v = e.value
+                if isinstance(v, cst.Attribute) and v.attr.value == "name":
+                    v = v.value
+                elements.append(e.with_changes(value=cst.parse_expression(
+                    f"{mapping}.look_up({code_of(v).strip()})")))
+            a = a.with_changes(value=a.value.with_changes(elements=elements))
+        out.append(a)
+    return out
 
 
 def _line(up, node) -> int:
@@ -205,6 +260,10 @@ class _Plan:
         self.runs: Dict[int, Tuple[int, Optional[str]]] = {}
         # line of a clone left manual for a reason of its own -> that reason
         self.manual: Dict[int, str] = {}
+        # line of a plain clone() -> the IrMapping name its runs look their fetches up in
+        self.plain: Dict[int, str] = {}
+        # line of a run of a plain clone -> that IrMapping name
+        self.plain_runs: Dict[int, str] = {}
 
     @property
     def more(self) -> bool:
@@ -216,7 +275,7 @@ def _plan(up) -> _Plan:
     plan = getattr(up, "_clone_plan", None)
     if plan is None:
         plan = up._clone_plan = _Plan()
-        if ".clone(" in up.source and "for_test" in up.source:
+        if ".clone(" in up.source:
             try:
                 tree = untouched.parse(up.source)
             except SyntaxError:
@@ -228,6 +287,10 @@ def _plan(up) -> _Plan:
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
                     del plan.clones[line]
             plan.runs = {r: c for r, c in plan.runs.items() if c[0] in plan.clones}
+            for line in list(plan.plain):
+                if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
+                    mapping = plan.plain.pop(line)
+                    plan.plain_runs = {r: m for r, m in plan.plain_runs.items() if m != mapping}
     return plan
 
 
@@ -239,6 +302,7 @@ class _Scope:
         self.stores: Dict[str, List[int]] = {}
         self.loads: Dict[str, List[ast.Name]] = {}
         self.clones: List[Tuple[ast.Assign, bool]] = []   # (statement, inside a loop)
+        self.plain: List[Tuple[ast.Assign, bool]] = []    # plain clone() statements
         self.declared: Set[str] = set()                   # global / nonlocal
 
 
@@ -309,6 +373,8 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
                 calls_per_line[key] = calls_per_line.get(key, 0) + 1
             if isinstance(child, ast.Assign) and _is_clone(child.value):
                 scope.clones.append((child, loop))
+            elif isinstance(child, ast.Assign) and _is_plain_clone(child.value):
+                scope.plain.append((child, loop))
             walk(child, scope, loop or isinstance(child, (ast.For, ast.While, ast.AsyncFor,
                                                           ast.comprehension)))
 
@@ -336,6 +402,8 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
                 plan.manual[stmt.value.lineno] = DECAY_BEFORE
                 continue
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
+        for stmt, in_loop in scope.plain:
+            _decide_plain(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
 
 
 def _calls_in(node):
@@ -367,6 +435,53 @@ def _is_clone(value) -> bool:
             and value.func.attr == "clone" and not value.args and len(value.keywords) == 1
             and value.keywords[0].arg == "for_test" and isinstance(value.keywords[0].value, ast.Constant)
             and value.keywords[0].value.value is True)
+
+
+def _is_plain_clone(value) -> bool:
+    """``<program>.clone()`` or ``<program>.clone(for_test=False)``."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "clone" and not value.args):
+        return False
+    return not value.keywords or (
+        len(value.keywords) == 1 and value.keywords[0].arg == "for_test"
+        and isinstance(value.keywords[0].value, ast.Constant) and value.keywords[0].value.value is False)
+
+
+def _decide_plain(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan,
+                  all_names=frozenset()) -> None:
+    """``g_program = dg_program.clone()`` (DCGAN: the generator alone, cloned before the
+    discriminator is added) whose only uses are direct runs fetching variables bound before
+    the clone in its scope (and reads of ``<name>.global_block()``, DCGAN's parameter
+    names): the clone is made with an IrMapping (``<name>_values``) and the runs fetch
+    ``<name>_values.look_up(v)``."""
+    if in_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+        return
+    name, line = stmt.targets[0].id, stmt.lineno
+    if scope.stores.get(name) != [line] or name in scope.declared or \
+            calls_per_line.get((stmt.value.lineno, "clone")) != 1:
+        return
+    if any(_sees(s, scope, name) for s in scopes if s is not scope):
+        return
+    runs = []
+    for load in scope.loads.get(name, []):
+        attr = parents.get(id(load))
+        if isinstance(attr, ast.Attribute) and attr.attr == "global_block" and \
+                isinstance(parents.get(id(attr)), ast.Call):
+            continue  # <clone>.global_block().all_parameters(): the clone's own parameters
+        found = _run_of(load, parents, calls_per_line)
+        if found is None:
+            return
+        for names in found[0]:
+            for n in names:
+                stores = scope.stores.get(n)
+                if not stores or max(stores) >= line or n in scope.declared:
+                    return
+        runs.extend(r for r, _ in found[1])
+    mapping = name + "_values"
+    if not runs or mapping in all_names:
+        return
+    plan.plain[stmt.value.lineno] = mapping
+    plan.plain_runs.update((r, mapping) for r in runs)
 
 
 def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, all_names=frozenset()) -> None:
