@@ -860,6 +860,7 @@ class Upgrader(FastTransformer):
         if entry is None:
             updated = fixers.program_clone.check_call(self, original, updated)
             updated = fixers.fetch_by_name.check_call(self, original, updated)
+            updated = fixers.generator_loader.check_run(self, original, updated)
             updated = fixers.optimizer_methods.check_call(self, original, updated)
             updated = fixers.backward_accumulation.check_call(self, original, updated)
             updated = fixers.program_methods.check_call(self, original, updated)
