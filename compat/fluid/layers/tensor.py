@@ -84,6 +84,16 @@ def create_tensor(dtype, name=None, persistable=False):
     return paddle.empty(shape=[0], dtype=dtype)
 
 
+@_t("tensor_array_to_tensor", replacement="paddle.tensor.manipulation.tensor_array_to_tensor")
+def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
+    """1.x's tensor array concatenated (or stacked) along ``axis``, with the int32 sizes
+    along it: Paddle 3.3.1 still has the function (not exported from ``paddle.tensor``),
+    in static (PIR) programs on a tensor array and in dygraph on a list (1.x's dygraph
+    array); ``name`` moved behind ``use_stack``."""
+    from paddle.tensor.manipulation import tensor_array_to_tensor as to_tensor
+    return to_tensor(input, axis=axis, use_stack=use_stack)
+
+
 @_t("argsort", replacement="paddle.sort + paddle.argsort")
 def argsort(input, axis=-1, descending=False, name=None):
     """1.x returned ``(sorted values, indices)``."""
