@@ -566,6 +566,41 @@ def f():
     return [np.array(lrs, 'float32'), lin.weight]
 out = dy(f)
 '''),
+    ("lr_decay_subclass_dygraph", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+from paddle.fluid.dygraph.learning_rate_scheduler import LearningRateDecay
+class Warmup(LearningRateDecay):
+    def __init__(self, lr, warmup_steps, begin=1):
+        super(Warmup, self).__init__(begin=begin)
+        self.lr = lr
+        self.warmup_steps = warmup_steps
+    def step(self):
+        if self.step_num < self.warmup_steps:
+            return self.lr * self.step_num / self.warmup_steps
+        return self.lr
+class Noam(LearningRateDecay):
+    def __init__(self, d_model, warmup_steps):
+        super(Noam, self).__init__(begin=1)
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+    def step(self):
+        a = self.create_lr_var(self.step_num ** -0.5)
+        b = self.create_lr_var((self.warmup_steps ** -1.5) * self.step_num)
+        return (self.d_model ** -0.5) * fluid.layers.elementwise_min(a, b)
+def f():
+    rows = []
+    for sched in (Warmup(0.2, 3), Noam(4, 2)):
+        lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.1), bias_attr=const(0.0))
+        opt = fluid.optimizer.SGD(learning_rate=sched, parameter_list=lin.parameters())
+        lrs = []
+        for _ in range(4):
+            loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(X)))
+            loss.backward(); opt.minimize(loss); lin.clear_gradients()
+            lrs.append(opt.current_step_lr())
+        rows += [np.array(lrs, 'float32'), lin.weight]
+    return rows
+out = dy(f)
+'''),
     ("current_step_lr_type_dygraph", '''
 X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
 def f():

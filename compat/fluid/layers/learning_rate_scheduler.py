@@ -59,7 +59,19 @@ class LegacyDecay(LRScheduler):
             # the bare base class: 1.8.5 builds it and fails only when the rate is asked for
             self.base_lr = self.last_lr = 0.0
             return
+        if type(self).__module__ != __name__:
+            # a user's subclass sets the attributes its step() reads after calling
+            # LearningRateDecay.__init__ (1.8.5 read step() only when the rate was used):
+            # the first rate is computed when it is first asked for (__getattr__)
+            self.__dict__["_lazy_rate"] = True
+            return
         self.base_lr = self.last_lr = float(self.step())
+
+    def __getattr__(self, name):
+        if name in ("base_lr", "last_lr") and self.__dict__.pop("_lazy_rate", False):
+            self.base_lr = self.last_lr = float(self.step())
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # 1.x protocol ---------------------------------------------------------------
     def step(self):
@@ -69,6 +81,10 @@ class LegacyDecay(LRScheduler):
                                  "subclass returns the learning rate at self.step_num")
 
     def create_lr_var(self, lr):
+        """1.x made a [1] float tensor of the rate, which subclasses' step() combined with
+        layers ops (``layers.elementwise_min(a, b)`` in transformer warmups)."""
+        if paddle.in_dynamic_mode():
+            return paddle.full([1], float(lr), self.dtype)
         return float(lr)
 
     def state_dict(self):
