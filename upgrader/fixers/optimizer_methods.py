@@ -21,7 +21,11 @@ What it does
     program (3.3.1: IndexError when that program is empty). A ``minimize`` of a stateful
     optimizer (all but SGD) in a ``program_guard`` block whose layers give one literal
     ParamAttr name more than once (weight tying; directly or through a function of the
-    module called more than once there) is reported as manual: 1.8 made one parameter,
+    module called more than once there) is reported as manual; so is one whose names are
+    computed from the string arguments of the module's functions (``ParamAttr(name=name +
+    '_w')`` in a ``generator(x, name)`` called twice with ``"GA"``: CycleGAN's cycle; the
+    arguments, literal defaults, names assigned once, ``if`` tests on them and loops over a
+    known string are followed): 1.8 made one parameter,
     PIR one parameter value per use, and the optimizer updates the shared weight once per
     use with a partial gradient (checked on 3.3.1 against 1.8.5 with Adam).
 
@@ -860,7 +864,7 @@ def _tied_calls(up) -> dict:
     if cached is not None:
         return cached
     cached = up._tied_calls_cache = {}
-    if not _LITERAL_NAME.search(up.source):
+    if not _LITERAL_NAME.search(up.source) and not _COMPUTED_NAME.search(up.source):
         return cached
     try:
         tree = untouched.parse(up.source)  # shared with the engine's passes: read only
@@ -879,16 +883,28 @@ def _tied_calls(up) -> dict:
         elif _is_guard_block(n):
             guards.append(n)
     memo = {}
+    module_values = _single_assignments(tree)
 
-    def function_counts(name, skip_guards, stack, table=None):
+    def function_counts(name, skip_guards, stack, table=None, env=None):
         table = defs if table is None else table
-        key = (name, skip_guards, table is methods)
+        fn = table[name]
+        # the string / int arguments the call passes (or the defaults): names computed from
+        # them (``ParamAttr(name=name + '_w')``) are known in this call
+        env = _call_env(fn, env, table is methods)
+        key = (name, skip_guards, table is methods, tuple(sorted(env.items())))
         if key not in memo:
             memo[key] = {}  # a recursive call counts nothing more
-            memo[key] = counts(table[name].body, skip_guards, stack | {name})
+            memo[key] = counts(fn.body, skip_guards, stack | {name}, env, _single_assignments(fn))
         return memo[key]
 
-    def counts(nodes, skip_guards, stack):
+    def counts(nodes, skip_guards, stack, env=None, local=None):
+        env = env or {}
+        values = dict(module_values)
+        values.update(local or {})
+
+        def value(e, depth=0):
+            return _evaluate(e, env, values, depth)
+
         out = {}
         todo = [(n, 1) for n in nodes]
         while todo:
@@ -896,32 +912,52 @@ def _tied_calls(up) -> dict:
             t = type(n)
             if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or (skip_guards and _is_guard_block(n)):
                 continue  # a function counts where it is called; a block builds another program
+            if t is ast.For and isinstance(n.target, ast.Name) and not n.orelse:
+                items = _evaluate(n.iter, env, values)
+                if isinstance(items, (str, tuple)) and len(items) <= 64:
+                    # `for cmd in process_cmd` over a known string (the transformers'
+                    # pre_post_process_layer): each iteration with its value
+                    for item in items:
+                        inner = dict(env)
+                        inner[n.target.id] = item
+                        for name, c in counts(n.body, skip_guards, stack, inner, local).items():
+                            out[name] = out.get(name, 0) + c * m
+                    continue
             if t in _LOOPS:
                 m = 2
+            if t is ast.If or t is ast.IfExp:
+                test = _truth(n.test, env, values)
+                if test is not None:  # decided by the call's arguments: that branch only
+                    taken = n.body if test else n.orelse
+                    todo.extend((x, m) for x in (taken if isinstance(taken, list) else [taken]))
+                    continue
             if t is ast.If:  # one branch runs: the larger count of the two
                 todo.append((n.test, m))
-                a, b = counts(n.body, skip_guards, stack), counts(n.orelse, skip_guards, stack)
+                a = counts(n.body, skip_guards, stack, env, local)
+                b = counts(n.orelse, skip_guards, stack, env, local)
                 for name in set(a) | set(b):
                     out[name] = out.get(name, 0) + max(a.get(name, 0), b.get(name, 0)) * m
                 continue
             if t is ast.Call:
-                for name in _literal_names(n):
+                for name in _computed_names(n, value):
                     out[name] = out.get(name, 0) + m
                 called = [(n.func.id, m)] if type(n.func) is ast.Name else []
                 if type(n.func) is ast.Name and n.func.id == "map":
                     called += [(a.id, 2) for a in n.args[:1] if type(a) is ast.Name]
+                passed = _passed_values(n, value)
                 for fname, k in called:
+                    given = passed if fname == getattr(n.func, "id", None) else None
                     if fname in defs and fname not in stack:
-                        for name, c in function_counts(fname, skip_guards, stack).items():
+                        for name, c in function_counts(fname, skip_guards, stack, None, given).items():
                             out[name] = out.get(name, 0) + c * k
                     elif fname in methods and fname not in defs and fname not in stack:
                         # a class of the module built here: its __init__ runs
-                        for name, c in function_counts(fname, skip_guards, stack, methods).items():
+                        for name, c in function_counts(fname, skip_guards, stack, methods, given).items():
                             out[name] = out.get(name, 0) + c * k
                 if type(n.func) is ast.Attribute and n.func.attr in methods and n.func.attr not in stack:
                     # model.net() / self.embedding_layer(x): a method of a class of the module
                     # (PaddleRec's CTR-DNN builds its network in CTR().net())
-                    for name, c in function_counts(n.func.attr, skip_guards, stack, methods).items():
+                    for name, c in function_counts(n.func.attr, skip_guards, stack, methods, passed).items():
                         out[name] = out.get(name, 0) + c * m
             for field in n._fields:
                 v = getattr(n, field, None)
@@ -940,6 +976,176 @@ def _tied_calls(up) -> dict:
     if len(cached) == 2 and not cached["default"]:
         cached.clear()  # nothing tied: the cheap test of check_call stays false
     return cached
+
+
+# a parameter name computed from a variable: ParamAttr(name=prefix + '_w'), param_attr=name + 'w'
+_COMPUTED_NAME = re.compile(r"ParamAttr\(|(?:param|bias)_attr\s*=")
+
+
+def _single_assignments(node) -> dict:
+    """Names assigned exactly once in ``node``'s own code (a function body without the
+    functions and classes it defines, or the module) by a plain ``name = <expr>``, and never
+    otherwise bound there: name -> the expression (``bn_name = 'bn_' + name``)."""
+    body = node.body if hasattr(node, "body") else []
+    counts, exprs = {}, {}
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            counts[getattr(n, "name", "")] = counts.get(getattr(n, "name", ""), 0) + 2
+            continue
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            exprs[n.targets[0].id] = n.value
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            for g in n.names:
+                counts[g] = counts.get(g, 0) + 2
+        todo.extend(ast.iter_child_nodes(n))
+    return {k: v for k, v in exprs.items() if counts.get(k) == 1}
+
+
+def _evaluate(e, env: dict, values: dict, depth: int = 0):
+    """The str / int value of ``e`` from literals, the call's arguments (``env``) and names
+    assigned once (``values``: evaluated in turn), with ``+``, ``%``, f-strings and
+    ``str.format``; None when unknown."""
+    if depth > 8 or e is None:
+        return None
+    if isinstance(e, ast.Constant):
+        return e.value if isinstance(e.value, (str, int, float)) else None
+    if isinstance(e, ast.Name):
+        if e.id in env:
+            return env[e.id]
+        if e.id in values:
+            return _evaluate(values[e.id], env, values, depth + 1)
+        return None
+    if isinstance(e, ast.BinOp):
+        a = _evaluate(e.left, env, values, depth + 1)
+        b = _evaluate(e.right, env, values, depth + 1)
+        if a is None or b is None:
+            return None
+        try:
+            if isinstance(e.op, ast.Add) and type(a) is type(b):
+                return a + b
+            if isinstance(e.op, ast.Mod) and isinstance(a, str):
+                return a % b
+            if isinstance(e.op, ast.Mult) and isinstance(a, int) and isinstance(b, int):
+                return a * b
+        except (TypeError, ValueError):
+            return None
+        return None
+    if isinstance(e, ast.JoinedStr):
+        parts = []
+        for v in e.values:
+            if isinstance(v, ast.FormattedValue):
+                if v.format_spec is not None or v.conversion not in (-1, None):
+                    return None
+                x = _evaluate(v.value, env, values, depth + 1)
+                if x is None:
+                    return None
+                parts.append(str(x))
+            else:
+                x = _evaluate(v, env, values, depth + 1)
+                if not isinstance(x, str):
+                    return None
+                parts.append(x)
+        return "".join(parts)
+    if isinstance(e, ast.Tuple):
+        items = [_evaluate(x, env, values, depth + 1) for x in e.elts]
+        return tuple(items) if all(x is not None for x in items) else None
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "format" \
+            and not e.keywords:
+        fmt = _evaluate(e.func.value, env, values, depth + 1)
+        args = [_evaluate(a, env, values, depth + 1) for a in e.args]
+        if isinstance(fmt, str) and all(a is not None for a in args):
+            try:
+                return fmt.format(*args)
+            except (IndexError, KeyError, ValueError):
+                return None
+    return None
+
+
+def _truth(e, env: dict, values: dict):
+    """The truth of an ``if`` test decided by known values (``use_bias``, ``not norm``,
+    ``relufactor == 0.0``, ``padding_type == 'SAME'``), or None."""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        got = _truth(e.operand, env, values)
+        return None if got is None else not got
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Eq, ast.NotEq)):
+        a = _evaluate(e.left, env, values)
+        b = _evaluate(e.comparators[0], env, values)
+        if a is None or b is None:
+            return None
+        return (a == b) if isinstance(e.ops[0], ast.Eq) else (a != b)
+    if isinstance(e, (ast.Constant, ast.Name)):
+        got = _evaluate(e, env, values)
+        return None if got is None else bool(got)
+    return None
+
+
+def _computed_names(call, value) -> list:
+    """The parameter names one ``ast.Call`` gives whose value is known: ``ParamAttr(name=...)``
+    / ``ParamAttr('...')``, a string ``param_attr=`` / ``bias_attr=`` (literals, or computed
+    from known values with ``value``)."""
+    out = []
+    fname = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if fname == "ParamAttr":
+        args = [k.value for k in call.keywords if k.arg == "name"] + call.args[:1]
+        got = value(args[0]) if args else None
+        if isinstance(got, str):
+            out.append(got)
+    for k in call.keywords:
+        if k.arg in ("param_attr", "bias_attr"):
+            got = value(k.value)
+            if isinstance(got, str):
+                out.append(got)
+    return out
+
+
+_UNKNOWN = object()
+
+
+def _passed_values(call, value) -> dict:
+    """What a call passes: {position or keyword: its value, or _UNKNOWN}; {"*": _UNKNOWN}
+    with ``*args`` / ``**kwargs``."""
+    out = {}
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return {"*": _UNKNOWN}
+        got = value(a)
+        out[i] = _UNKNOWN if got is None else got
+    for k in call.keywords:
+        if k.arg is None:
+            return {"*": _UNKNOWN}
+        got = value(k.value)
+        out[k.arg] = _UNKNOWN if got is None else got
+    return out
+
+
+def _call_env(fn, passed, method: bool) -> dict:
+    """The parameters of ``fn`` whose value is known in this call (``_passed_values``):
+    passed as a known str / int, or not passed and given a literal default. An unknown call
+    (``passed`` None, ``map(fn, ...)``, star arguments) knows none."""
+    if passed is None or "*" in passed:
+        return {}
+    args = fn.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    params = positional[1:] if method and positional and positional[0] in ("self", "cls") else positional
+    env = {}
+    for i, p in enumerate(params + [a.arg for a in args.kwonlyargs]):
+        if i < len(params) and i in passed:
+            got = passed[i]
+        elif p in passed:
+            got = passed[p]
+        elif p in defaults:
+            got = _evaluate(defaults[p], {}, {})
+        else:
+            continue
+        if got is not None and got is not _UNKNOWN:
+            env[p] = got
+    return env
 
 
 def _tied_guards(up):
