@@ -15,7 +15,11 @@ What it does
     is in the clone's scope and passes the clone for that parameter, and the fetched names
     are that scope's: written in the run, or passed by every call as the same list for a
     parameter that the function uses only as its runs' ``fetch_list`` (the book's
-    ``train_test(executor, program, reader, feeder, fetch_list)``). Any other clone with ``for_test`` is reported for a
+    ``train_test(executor, program, reader, feeder, fetch_list)``). The clone may rebind
+    the cloned program's own name (PaddleCV's ``test_prog = test_prog.clone(for_test=True)``
+    after building the evaluation program with ``is_train=False``) when that is the name's
+    last binding in its scope and its runs fetch one list: the uses before the clone are
+    the program it clones. Any other clone with ``for_test`` is reported for a
     manual rewrite and left as it is.
 
     A plain ``g_program = <program>.clone()`` (or ``clone(for_test=False)``: DCGAN's
@@ -488,13 +492,17 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     if in_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
         return
     name, line = stmt.targets[0].id, stmt.lineno
-    if scope.stores.get(name) != [line] or name in scope.declared or calls_per_line.get((stmt.value.lineno, "clone")) != 1:
+    rebound = _rebinds(scope, stmt, name)
+    if (scope.stores.get(name) != [line] and not rebound) or name in scope.declared or \
+            calls_per_line.get((stmt.value.lineno, "clone")) != 1:
         return
     if any(_sees(s, scope, name) for s in scopes if s is not scope):
         return
     lists: List[Tuple[str, ...]] = []          # distinct fetch lists, first seen first
     runs: List[Tuple[int, Tuple[str, ...], bool]] = []   # (line, fetches, direct run)
     for load in sorted(scope.loads.get(name, []), key=lambda n: (n.lineno, n.col_offset)):
+        if rebound and (load.lineno < line or load is stmt.value.func.value):
+            continue   # the program before the clone: built, passed around, cloned
         found = _run_of(load, parents, calls_per_line)
         direct = found is not None
         if found is None:
@@ -513,8 +521,8 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     if through_helpers:
         lists.remove(next(iter(through_helpers)))
         lists.insert(0, next(iter(through_helpers)))
-    if len(lists) > 1 and not _repeatable(stmt.value.func.value):
-        return
+    if len(lists) > 1 and (rebound or not _repeatable(stmt.value.func.value)):
+        return   # (a rebound name means the evaluation program once it is rewritten)
     for names in lists:
         for n in names:
             stores = scope.stores.get(n)
@@ -529,6 +537,18 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     plan.clones[stmt.value.lineno] = programs
     by_list = {tuple(names): (None if i == 0 else n) for i, (n, names) in enumerate(programs)}
     plan.runs.update((r, (stmt.value.lineno, by_list[f])) for r, f, _ in runs)
+
+
+def _rebinds(scope, stmt, name: str) -> bool:
+    """``test_prog = test_prog.clone(for_test=True)`` (PaddleCV's train.py: the evaluation
+    program built by the same function as the training one, with ``is_train=False``, then
+    cloned into its own name), the clone the name's last binding in its scope, every
+    earlier binding before it: the loads before the clone's line are the program it
+    clones, the loads after it the evaluation program."""
+    stores = scope.stores.get(name) or []
+    program = stmt.value.func.value
+    return (len(stores) > 1 and stores.count(stmt.lineno) == 1 and max(stores) == stmt.lineno
+            and isinstance(program, ast.Name) and program.id == name)
 
 
 def _repeatable(program) -> bool:
