@@ -1770,6 +1770,23 @@ def build():
     return [loss] + [g for p, g in pg] + [g for p, g in only_w]
 out = static_run(build, {'x': X})
 '''),
+    ("variable_learning_rate_step_counter_static", '''
+X = rng.uniform(-1, 1, size=(6, 4)).astype('float32')
+Y = rng.uniform(-1, 1, size=(6, 1)).astype('float32')
+W = rng.uniform(-0.5, 0.5, size=(4, 1)).astype('float32')
+def build():
+    x = fluid.data('x', [None, 4], 'float32'); y = fluid.data('y', [None, 1], 'float32')
+    pred = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(name='vlr_w', initializer=fluid.initializer.NumpyArrayInitializer(W)),
+                           bias_attr=fluid.ParamAttr(name='vlr_b', initializer=fluid.initializer.Constant(0.1)))
+    loss = fluid.layers.mean(fluid.layers.square_error_cost(pred, y))
+    step = fluid.layers.learning_rate_scheduler._decay_step_counter()
+    again = fluid.layers.learning_rate_scheduler._decay_step_counter()
+    warmup = fluid.layers.elementwise_min(step / 3.0, fluid.layers.fill_constant([1], 'float32', 1.0))
+    lr = 0.1 * warmup + 0.01
+    fluid.optimizer.Adam(learning_rate=lr).minimize(loss)
+    return [loss, step, again, lr, fluid.default_main_program().global_block().var('vlr_w')]
+out = static_run(build, {'x': X, 'y': Y}, runs=5)
+'''),
 ]
 
 

@@ -41,6 +41,8 @@ __all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "DecayedAdagrad", "SG
 def _lr(learning_rate):
     if isinstance(learning_rate, int) and not isinstance(learning_rate, bool):
         return float(learning_rate)
+    if isinstance(learning_rate, paddle.pir.Value) and _pir.program_of(learning_rate) is not None:
+        return 0.0  # a placeholder: _legacy_setup hands the variable itself to the optimizer
     if isinstance(learning_rate, (paddle.Tensor, paddle.pir.Value)):
         raise manual_error("paddle.fluid.optimizer.Optimizer",
                            "a Variable learning rate is not supported; pass a float or a "
@@ -64,6 +66,14 @@ class _Legacy(object):
 
     def _legacy_setup(self, learning_rate, grad_clip):
         self._legacy_lr = learning_rate if isinstance(learning_rate, LegacyDecay) else None
+        if isinstance(learning_rate, paddle.pir.Value):
+            # 1.x static programs took a Variable learning rate (custom schedules computed
+            # from the global step, e.g. linear warmups): the optimizer reads the rate of a
+            # program from _learning_rate_map and, for a float rate, creates one only when
+            # that program has none, so the variable is put there for its program
+            program = _pir.program_of(learning_rate)
+            self._learning_rate_map[program] = learning_rate
+            self._legacy_lr_var = learning_rate
         self._legacy_clip = grad_clip
         self._legacy_stepped = False  # a dygraph minimize made 1.x's float32 LR variable
 
@@ -103,7 +113,8 @@ class _Legacy(object):
         finally:
             self._grad_clip = self._legacy_clip
             lr_var = getattr(self, "_learning_rate_map", {}).get(program)
-            if isinstance(lr_var, paddle.pir.Value):  # 1.x: a global variable, no Parameter
+            if isinstance(lr_var, paddle.pir.Value) and lr_var is not getattr(
+                    self, "_legacy_lr_var", None):  # 1.x: a global variable, no Parameter
                 _pir.mark_not_parameter(lr_var, program)
 
     def backward(self, loss, startup_program=None, parameter_list=None, no_grad_set=None,

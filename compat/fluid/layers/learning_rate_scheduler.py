@@ -499,6 +499,34 @@ def _static_or(obj):
     return obj
 
 
+_DECAY_COUNTERS = {}  # id(program) -> (program, the incremented counter of that program)
+
+
+@legacy("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
+        replacement="paddle.increment of a non-trainable int64 parameter, cast to float32")
+def _decay_step_counter(begin=0):
+    """1.x's global step of a static program, as float32 [1]: a persistable int64 counter
+    '@LR_DECAY_COUNTER@' set to begin - 1 by the startup program and incremented once at
+    every run, shared by every call in the program (custom learning-rate schedules built
+    from it, e.g. linear warmups). Built as ``autoincreased_step_counter``'s rewrite (a
+    non-trainable parameter keeps the in-place increment across runs of a PIR program);
+    later calls in the same program return the same count."""
+    if paddle.in_dynamic_mode():
+        from compat._runtime import manual_error
+        raise manual_error("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
+                           "the global step counter belongs to static programs: count the "
+                           "steps in Python in dygraph mode")
+    program = paddle.static.default_main_program()
+    hit = _DECAY_COUNTERS.get(id(program))
+    if hit is None or hit[0] is not program:
+        counter = paddle.create_parameter(
+            [1], "int64", attr=paddle.ParamAttr(name="@LR_DECAY_COUNTER@", trainable=False),
+            default_initializer=paddle.nn.initializer.Constant(begin - 1))
+        counter.stop_gradient = True
+        hit = _DECAY_COUNTERS[id(program)] = (program, paddle.increment(counter, 1))
+    return paddle.cast(hit[1], "float32")
+
+
 @legacy("paddle.fluid.layers.exponential_decay", "paddle.fluid.layers.learning_rate_scheduler.exponential_decay",
         replacement="paddle.optimizer.lr.ExponentialDecay + scheduler.step() per iteration")
 def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
