@@ -61,3 +61,19 @@ class CompiledProgram(object):
 
 
 _lazy.attach(globals())
+
+
+@legacy("paddle.fluid.memory_optimize", "paddle.fluid.transpiler.memory_optimize",
+        "paddle.fluid.transpiler.memory_optimization_transpiler.memory_optimize",
+        replacement="(nothing: delete the call)")
+def memory_optimize(input_program, skip_opt_set=None, print_log=False, level=0, skip_grads=True):
+    """A no-op already in 1.8.5 (deprecated since 1.6: it only logged a warning)."""
+    return None
+
+
+@legacy("paddle.fluid.release_memory", "paddle.fluid.transpiler.release_memory",
+        "paddle.fluid.transpiler.memory_optimization_transpiler.release_memory",
+        replacement="(nothing: delete the call)")
+def release_memory(input_program, skip_opt_set=None):
+    """A no-op already in 1.8.5 (deprecated since 1.6: it only logged a warning)."""
+    return None
