@@ -1787,6 +1787,65 @@ def build():
     return [loss, step, again, lr, fluid.default_main_program().global_block().var('vlr_w')]
 out = static_run(build, {'x': X, 'y': Y}, runs=5)
 '''),
+    ("shuffle_channel_grad_dygraph_static", '''
+def grads(shape, group):
+    x = fluid.dygraph.to_variable(rng.randn(*shape).astype('float32'))
+    x.stop_gradient = False
+    y = fluid.layers.shuffle_channel(x, group=group)
+    w = fluid.dygraph.to_variable(rng.randn(*y.shape).astype('float32'))
+    fluid.layers.reduce_sum(y * w).backward()
+    return [y, x.gradient()]
+def f():
+    return grads((1, 8, 2, 2), 2) + grads((2, 12, 2, 1), 3) + grads((1, 4, 1, 2), 2)
+X = rng.randn(2, 6, 2, 2).astype('float32')
+W = rng.randn(2, 6, 2, 2).astype('float32')
+def build():
+    d = fluid.data('d', [None, 6, 2, 2], 'float32')
+    d.stop_gradient = False
+    y = fluid.layers.shuffle_channel(d, 3)
+    loss = fluid.layers.reduce_sum(y * fluid.layers.assign(W))
+    return [y, fluid.gradients(loss, d)[0]]
+out = dy(f) + static_run(build, {'d': X})
+'''),
+    ("exponential_moving_average_static", '''
+X = rng.uniform(-1, 1, size=(4, 6, 3)).astype('float32')
+Y = rng.uniform(-1, 1, size=(4, 6, 1)).astype('float32')
+W = rng.uniform(-0.5, 0.5, size=(3, 2)).astype('float32')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [None, 3], 'float32'); y = fluid.data('y', [None, 1], 'float32')
+    h = fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(name='ema_w', initializer=fluid.initializer.NumpyArrayInitializer(W)),
+                        bias_attr=fluid.ParamAttr(name='ema_b', initializer=fluid.initializer.Constant(0.1)))
+    h = fluid.layers.batch_norm(h, moving_mean_name='ema_bn_mean', moving_variance_name='ema_bn_var')
+    pred = fluid.layers.fc(h, 1, param_attr=fluid.ParamAttr(name='ema_w2', initializer=fluid.initializer.Constant(0.3)),
+                           bias_attr=False)
+    loss = fluid.layers.mean(fluid.layers.square_error_cost(pred, y))
+    test = main.clone(for_test=True)
+    fluid.optimizer.Momentum(learning_rate=0.1, momentum=0.9).minimize(loss)
+    ema = fluid.optimizer.ExponentialMovingAverage(0.8)
+    ema.update()
+scope = fluid.Scope()
+out = []
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    def var(name):
+        return np.array(scope.find_var(name).get_tensor())
+    with ema.apply(exe):
+        out.append(var('ema_w'))  # no step yet: the shadow, 0
+    for i in range(4):
+        out += exe.run(main, feed={'x': X[i], 'y': Y[i]}, fetch_list=[loss])
+        if i == 1:
+            with ema.apply(exe):
+                out += exe.run(test, feed={'x': X[0], 'y': Y[0]}, fetch_list=[loss])
+                out += [var('ema_w'), var('ema_bn_mean')]
+            out.append(var('ema_w'))
+    with ema.apply(exe, need_restore=False):
+        out += [var('ema_w'), var('ema_b'), var('ema_bn_var')]
+    out.append(var('ema_w'))
+    ema.restore(exe)
+    out += [var('ema_w'), var('ema_w2')]
+'''),
 ]
 
 

@@ -31,6 +31,7 @@ from compat.fluid import initializer, param_attr, regularizer  # noqa: E402,F401
 from compat.fluid import executor, compiler  # noqa: E402,F401
 from compat.fluid import layers  # noqa: E402,F401
 from compat.fluid import clip, optimizer, backward  # noqa: E402,F401
+from compat.fluid import _ema  # noqa: E402,F401  (registers optimizer.ExponentialMovingAverage)
 from compat.fluid import data_feeder, reader, io, metrics  # noqa: E402,F401
 from compat.fluid import dygraph, lod_tensor, input  # noqa: E402,F401
 from compat.fluid import contrib, nets  # noqa: E402,F401

@@ -778,3 +778,19 @@ def space_to_depth(x, blocksize, name=None):
     index = paddle.to_tensor(_space_to_depth_index(c, h, w, bs))
     flat = paddle.reshape(x, [-1, c * h * w])
     return paddle.reshape(paddle.gather(flat, index, axis=1), [-1, c * bs * bs, h // bs, w // bs])
+
+
+@_nn("shuffle_channel", replacement="paddle.nn.functional.channel_shuffle (its gradient is "
+                                    "the correct one, 1.8.5's was not: see the rule note)")
+def shuffle_channel(x, group, name=None):
+    """1.8.5's shuffle_channel: the forward values of channel_shuffle(x, group), and 1.8.5's
+    gradient, which applied the same permutation to the output gradient instead of its
+    inverse (wrong unless group * group == channels; checked on 1.8.5 with 8 channels,
+    group 2). The gradient flows through channel_shuffle(x, channels // group), whose
+    transpose is that permutation; its forward contribution is exactly zero."""
+    out = paddle.nn.functional.channel_shuffle(x, int(group))
+    c = x.shape[1]
+    if x.stop_gradient or c is None or c < 0 or c // int(group) == int(group):
+        return out
+    q = paddle.nn.functional.channel_shuffle(x, c // int(group))
+    return out.detach() + (q - q.detach())
