@@ -900,6 +900,11 @@ class Upgrader(FastTransformer):
                 f"`{entry.target}` raises (static graphs only); migrate this call by hand "
                 "(see `paddle-upgrade explain " + entry.short + "`)"))
             return updated
+        if entry.name in fixers.MANUAL_CHECKS:
+            why = fixers.MANUAL_CHECKS[entry.name](self, original, entry)
+            if why:  # this call has no faithful rewrite in this module
+                self.report_entry(original, entry, False, manual=why)
+                return updated
         why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
         if not why and entry.safety == "safe" and entry.name in fixers.UNSAFE_CHECKS:
             why = fixers.UNSAFE_CHECKS[entry.name](self, original, entry)

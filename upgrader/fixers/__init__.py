@@ -13,7 +13,9 @@ the engine's plain handling of references applies). A module whose rewrite delet
 call statement of some of its structural entries lists those names in ``DELETES``
 (``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target);
 one that decides per call whether a safe rule's rewrite changes results lists the legacy
-names in ``UNSAFE_WHEN`` and defines ``unsafe_reason(upgrader, call, entry)``; one whose
+names in ``UNSAFE_WHEN`` and defines ``unsafe_reason(upgrader, call, entry)`` (one that
+decides per call that a rule has no faithful rewrite: ``MANUAL_WHEN`` and
+``manual_reason(upgrader, call, entry)``); one whose
 rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
 instead of the target) and adds it in ``finish_module(upgrader, module)``, which runs
 after the imports are settled (:func:`insert_after_head` places it).
@@ -122,6 +124,9 @@ FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, aft
 # legacy name -> unsafe_reason(upgrader, call, entry): why this call of a safe rule changes
 # results in this module (a module lists the names in UNSAFE_WHEN), or None
 UNSAFE_CHECKS: Dict[str, Callable] = {}
+# legacy name -> manual_reason(upgrader, call, entry): why this call of a rule has no
+# faithful rewrite in this module (a module lists the names in MANUAL_WHEN), or None
+MANUAL_CHECKS: Dict[str, Callable] = {}
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -135,6 +140,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     HELPERS.update(getattr(_mod, "HELPERS", {}))
     for _name in getattr(_mod, "UNSAFE_WHEN", ()):
         UNSAFE_CHECKS[_name] = _mod.unsafe_reason
+    for _name in getattr(_mod, "MANUAL_WHEN", ()):
+        MANUAL_CHECKS[_name] = _mod.manual_reason
     if hasattr(_mod, "finish_module"):
         FINISHERS.append(_mod.finish_module)
     if hasattr(_mod, "leave_statement"):
