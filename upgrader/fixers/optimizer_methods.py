@@ -44,7 +44,10 @@ Fix safety
     Safe: the same optimizer method under its modern name. ``minimize``'s keyword is
     renamed on any object (no other Paddle API has ``minimize(parameter_list=)``), and so
     is ``current_step_lr`` (no other Paddle class has it); ``set_dict`` and the others only
-    on variables assigned from a legacy optimizer in the same file. ``current_step_lr`` →
+    on variables assigned from a legacy optimizer in the same file, and ``set_dict(state)``
+    with the state alone on any receiver (a factory's optimizer or model: both 1.8 classes
+    had it, both 3.x classes have ``set_state_dict``, which is what a Layer's ``set_dict``
+    still calls). ``current_step_lr`` →
     ``get_lr`` is unsafe in a module that uses ``ReduceLROnPlateau``: 1.8 returned the rate
     of the last ``minimize()``, ``get_lr()`` the scheduler's, which a ``step(loss)`` may have
     lowered since (checked on 1.8.5). A ``parameter_list`` of parameter names (strings,
@@ -167,7 +170,27 @@ def check_call(up, original: cst.Call, updated: cst.Call):
                   f"paddle.fluid.optimizer.Optimizer.{name}",
                   f"paddle.optimizer.Optimizer.{RENAMES[name]}", "safe", applied=True)
         return updated.with_changes(func=f.with_changes(attr=cst.Name(RENAMES[name])))
+    if name == "set_dict" and len(updated.args) == 1 and updated.args[0].keyword is None \
+            and not updated.args[0].star and _legacy_module(up):
+        # any receiver (a factory's optimizer or model): 1.8's Optimizer and Layer both had
+        # set_dict(state); today both have set_state_dict(state), which for a Layer is the
+        # very method set_dict still names, and only Layer kept set_dict
+        up.report(original, CODE, "`.set_dict(state)` → `.set_state_dict(state)` (an optimizer "
+                  "lost set_dict; a Layer's set_dict is set_state_dict)",
+                  "paddle.fluid.optimizer.Optimizer.set_dict",
+                  "paddle.optimizer.Optimizer.set_state_dict", "safe", applied=True)
+        return updated.with_changes(func=f.with_changes(attr=cst.Name("set_state_dict")))
     return updated
+
+
+def _legacy_module(up) -> bool:
+    """The module imports legacy Paddle (``paddle.fluid`` ...): its ``set_dict`` calls are
+    1.x code, not the modern Layer alias."""
+    cached = getattr(up, "_legacy_module", None)
+    if cached is None:
+        from upgrader.names import is_legacy
+        cached = up._legacy_module = any(is_legacy(b.dotted) for b in up.imports.all_bindings)
+    return cached
 
 
 def _plateau_module(up) -> bool:

@@ -21,10 +21,11 @@ Fix safety
     the file derived from a Layer (→ ``.pdparams``), and every other binding of those
     names in the file gives the same suffix (``sd = model.state_dict()`` ... ``sd =
     opt.state_dict()``: the rewrite cannot tell which one a save sees). Anything else (a helper function's
-    result, a class imported from elsewhere) is reported for a manual rewrite, because
-    1.x chose the suffix at run time from the dict's contents (``.pdparams`` when its
-    first value is a parameter): guessing would write an optimizer's state over the
-    model's file. ``load_dygraph`` stripped a trailing ``.pdparams``/``.pdopt`` from its
+    result, a class imported from elsewhere) goes through ``_fluid_save_dygraph(state,
+    path)``, a function fix adds to the module that chooses the suffix at run time as 1.x
+    did (``.pdparams`` when the dict's first value is a parameter, ``paddle.nn.Parameter``
+    today, else ``.pdopt``): guessing would write an optimizer's state over the model's
+    file. ``load_dygraph`` stripped a trailing ``.pdparams``/``.pdopt`` from its
     path: where the rewrite can see it (a literal, ``x + '<literal>'``,
     ``os.path.join(..., '<literal>')``) it strips it there; otherwise the path is stripped
     the same way at run time in a name assigned before the statement (``model_prefix =
@@ -44,6 +45,15 @@ from upgrader.names import FastVisitor
 
 CODE = "PU204"
 STRUCTURAL = ("save-load-dygraph",)
+SAVE_HELPER = "_fluid_save_dygraph"
+SAVE_SOURCE = f'''def {SAVE_HELPER}(state_dict, model_path):
+    """Paddle 1.8's fluid.dygraph.save_dygraph: model_path + '.pdparams' when the dict's
+    first value is a parameter (a Layer's state_dict), else + '.pdopt' (an optimizer's)."""
+    assert len(state_dict) > 0, 'state_dict is empty, no need to save'
+    first = next(iter(state_dict.values()))
+    suffix = '.pdparams' if isinstance(first, paddle.nn.Parameter) else '.pdopt'
+    paddle.save(state_dict, model_path + suffix)
+'''
 
 
 def assignment_origins(up, node: cst.Assign, out: Dict[str, Optional[str]]) -> None:
@@ -296,10 +306,20 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         state = bound.values["state_dict"].value
         suffix = _suffix_for(up, state)
         if suffix is None:
-            up.report_entry(original, entry, False, manual=(
-                "cannot tell whether this is a model or an optimizer state dict: save with "
-                "paddle.save(state, path + '.pdparams') for parameters, '.pdopt' for optimizer state"))
-            return updated
+            from upgrader.fixers import helper_state
+            if helper_state(up, SAVE_HELPER, SAVE_SOURCE) == "conflict":
+                up.report_entry(original, entry, False, manual=(
+                    "cannot tell whether this is a model or an optimizer state dict, and the "
+                    f"module uses the name {SAVE_HELPER} for something else: save with "
+                    "paddle.save(state, path + '.pdparams') for parameters, '.pdopt' for "
+                    "optimizer state"))
+                return updated
+            up.save_dygraph_helper_used = True
+            up.report(original, entry.code, f"`{entry.short}` → `{SAVE_HELPER}(...)` (a function "
+                      "fix adds to the module: like 1.8 it writes path + '.pdparams' when the "
+                      "dict's first value is a parameter, else '.pdopt', with paddle.save)",
+                      entry.name, "paddle.save", "safe", applied=True)
+            return updated.with_changes(func=cst.Name(SAVE_HELPER))
         path = bound.values["model_path"].value
         new = fill("paddle.save({state}, {path} + " + repr(suffix) + ")",
                    {"state": state, "path": _paren(path)})
@@ -368,3 +388,12 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
 def _paren(node):
     from upgrader.args import _paren as p
     return p(node)
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add _fluid_save_dygraph after the module's imports, once, when a save uses it."""
+    from upgrader.fixers import helper_state, insert_after_head
+    if not getattr(up, "save_dygraph_helper_used", False) or \
+            helper_state(up, SAVE_HELPER, SAVE_SOURCE) != "insert":
+        return module
+    return insert_after_head(module, [SAVE_SOURCE])
