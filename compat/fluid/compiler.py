@@ -12,7 +12,7 @@ import paddle
 from compat import _lazy
 from compat._runtime import ensure_static, legacy
 
-__all__ = ["CompiledProgram", "BuildStrategy", "ExecutionStrategy"]
+__all__ = ["CompiledProgram", "BuildStrategy", "ExecutionStrategy", "ParallelExecutor"]
 
 BuildStrategy = paddle.static.BuildStrategy
 
@@ -77,3 +77,38 @@ def memory_optimize(input_program, skip_opt_set=None, print_log=False, level=0, 
 def release_memory(input_program, skip_opt_set=None):
     """A no-op already in 1.8.5 (deprecated since 1.6: it only logged a warning)."""
     return None
+
+
+@legacy("paddle.fluid.ParallelExecutor", "paddle.fluid.parallel_executor.ParallelExecutor")
+class ParallelExecutor(object):
+    """1.8's ``ParallelExecutor`` was a ``CompiledProgram(main_program).with_data_parallel``
+    run by an ``Executor`` in ``scope`` (the global scope by default): here it runs the plain
+    program in this process, as ``CompiledProgram`` does (one process per device today)."""
+
+    def __init__(self, use_cuda, loss_name=None, main_program=None, share_vars_from=None,
+                 exec_strategy=None, build_strategy=None, num_trainers=1, trainer_id=0,
+                 scope=None):
+        ensure_static()
+        from compat import device
+        from compat._runtime import quiet
+        from compat.fluid import executor
+        if share_vars_from is not None and not isinstance(share_vars_from, ParallelExecutor):
+            raise TypeError("The share_vars_from should be ParallelExecutor.")
+        with quiet():   # the 1.x names used here are the caller's ParallelExecutor
+            self._places = device.cuda_places() if use_cuda else device.cpu_places()
+            self._scope = scope if scope is not None else paddle.static.global_scope()
+            self._program = main_program if main_program is not None \
+                else paddle.static.default_main_program()
+            self._exe = executor.Executor(device.CUDAPlace(0) if use_cuda else device.CPUPlace())
+
+    def run(self, fetch_list, feed=None, feed_dict=None, return_numpy=True):
+        return self._exe.run(program=self._program, scope=self._scope,
+                             feed=feed if feed is not None else feed_dict,
+                             fetch_list=fetch_list, return_numpy=return_numpy)
+
+    @property
+    def device_count(self):
+        return len(self._places)
+
+    def drop_local_exe_scopes(self):
+        """Local execution scopes belonged to the multi-device executor: nothing to drop."""

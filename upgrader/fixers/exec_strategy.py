@@ -25,7 +25,9 @@ Fix safety
     module (not read in a nested function, not ``global``), every other use an attribute
     assignment statement of its own whose value calls nothing (its evaluation would be
     lost), or ``exec_strategy=`` of a ``CompiledProgram(<program>).with_data_parallel``
-    chain that is rewritten. Anything else (``ParallelExecutor(exec_strategy=es)``, a
+    chain that is rewritten or of a ``ParallelExecutor(...)`` that becomes
+    ``_FluidParallelExecutor`` (PU101 parallel-executor drops the argument). Anything else
+    (a ``ParallelExecutor`` left as it is, a
     ``DistributedStrategy`` attribute, a returned strategy) stays manual with the entry's
     note.
 """
@@ -37,6 +39,7 @@ import libcst as cst
 
 from upgrader import removal
 from upgrader.args import code_of, literal
+from upgrader.fixers import parallel_executor
 
 CODE = "PU101"
 STRUCTURAL = ("exec-strategy",)
@@ -174,7 +177,8 @@ def _survey(up, scope: cst.CSTNode, name: str, stmt):
             # CompiledProgram(<program>).with_data_parallel(..., exec_strategy=es)
             if isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is not None \
                     and parent.keyword.value == "exec_strategy" and len(st) >= 2 \
-                    and isinstance(st[-2], cst.Call) and _unwrapped(up, st[-2]):
+                    and isinstance(st[-2], cst.Call) and (
+                        _unwrapped(up, st[-2]) or parallel_executor.rewritten(up, st[-2])):
                 return
             ok[0] = False
             line = next((n for n in reversed(st) if isinstance(n, cst.BaseStatement)), None)

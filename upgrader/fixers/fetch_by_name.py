@@ -17,7 +17,8 @@ Example
     ``exe.run(main, feed=feed, fetch_list=[avg_cost, acc])``;
     ``fetch_list=[v.name for v in outs]`` → ``fetch_list=[v for v in outs]``; lists joined
     with ``+`` (``[loss.name] + [m.name for m in metrics]``) and a fetch list passed by
-    position (``exe.run(prog, feed, [loss.name])``) likewise. A list of ``.name``s built
+    position (``exe.run(prog, feed, [loss.name])``, or first to the ``run`` of a name the
+    module binds to a ``ParallelExecutor(...)``: ``pe.run([loss.name], feed)``) likewise. A list of ``.name``s built
     first and used only as a fetch list (``fetch = [loss.name]``,
     ``fetch.append(acc.name)``, ``fetch += [...]``, ``len(fetch)``, ``exe.run(...,
     fetch_list=fetch)``) loses its ``.name``s where it is built.
@@ -42,11 +43,13 @@ Fix safety
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, List, Set, Tuple
 
 import libcst as cst
 
 from upgrader import untouched
+from upgrader.args import code_of
 from upgrader.fixers.static_mode import static_program
 
 CODE = "PU211"
@@ -395,6 +398,16 @@ def _lambda_bodies(call: cst.Call):
             todo.extend(a.value for a in n.args)
 
 
+def _parallel_executors(up) -> Set[str]:
+    """The names (or ``self.<attr>``) the module binds to a ``ParallelExecutor(...)``."""
+    cached = getattr(up, "_parallel_executor_names", None)
+    if cached is None:
+        cached = up._parallel_executor_names = set(re.findall(
+            r"(?m)^\s*((?:self\.)?\w+)\s*=\s*[\w.]*ParallelExecutor\(", up.source)) \
+            if "ParallelExecutor(" in up.source else set()
+    return cached
+
+
 def check_call(up, original: cst.Call, updated: cst.Call):
     f = updated.func
     if not (isinstance(f, cst.Attribute) and f.attr.value == "run" and static_program(up)):
@@ -403,10 +416,12 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     copied = _copy_feed(up, original, args)
     changed = False
     strings = []
+    # 1.8's ParallelExecutor.run(fetch_list, feed=None, ...): the fetch list comes first
+    first = 0 if code_of(original.func.value) in _parallel_executors(up) else 2
     for i, a in enumerate(args):
-        if a.keyword is None and i == 2 and not any(
+        if a.keyword is None and i == first and not any(
                 x.keyword is not None and x.keyword.value == "fetch_list" for x in args) \
-                and all(x.keyword is None and not x.star for x in args[:3]):
+                and all(x.keyword is None and not x.star for x in args[:first + 1]):
             pass  # exe.run(program, feed, fetch_list): the third positional argument
         elif a.keyword is None or a.keyword.value != "fetch_list":
             continue
