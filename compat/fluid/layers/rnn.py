@@ -1,5 +1,5 @@
-"""``paddle.fluid.layers.rnn`` (1.8): ``gru_unit`` by hand, the rest generated from the
-rule database."""
+"""``paddle.fluid.layers.rnn`` (1.8): ``gru_unit`` and ``lstm_unit`` by hand, the rest
+generated from the rule database."""
 from __future__ import annotations
 
 import paddle
@@ -9,13 +9,30 @@ from compat import _lazy
 from compat._runtime import legacy
 from compat.fluid.layers._helper import create_parameter, layer_name
 
-__all__ = ["gru_unit"]
+__all__ = ["gru_unit", "lstm_unit"]
 
 
 def _no_grad(x):
     out = x.detach()
     out.stop_gradient = True
     return out
+
+
+@legacy("paddle.fluid.layers.lstm_unit", "paddle.fluid.layers.rnn.lstm_unit",
+        replacement="paddle.nn.LSTMCell (its own weights and gate layout, no forget_bias)")
+def lstm_unit(x_t, hidden_t_prev, cell_t_prev, forget_bias=0.0, param_attr=None, bias_attr=None,
+              name=None):
+    """1.8.5's lstm_unit: an ``fc`` layer (named ``fc_<n>``, weight [D + H, 4H]) over
+    ``concat([x_t, hidden_t_prev], 1)``, then the lstm_unit op on its four H-wide slices
+    i, f, o, g: ``c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g)``,
+    ``h = sigmoid(o) * tanh(c)``; returns ``(h, c)``."""
+    from compat.fluid.layers.nn import fc
+    size = int(cell_t_prev.shape[1])
+    gates = fc(paddle.concat([x_t, hidden_t_prev], axis=1), size=4 * size,
+               param_attr=param_attr, bias_attr=paddle.ParamAttr() if bias_attr is None else bias_attr)
+    i, f, o, g = paddle.split(gates, 4, axis=1)
+    c = F.sigmoid(f + forget_bias) * cell_t_prev + F.sigmoid(i) * paddle.tanh(g)
+    return F.sigmoid(o) * paddle.tanh(c), c
 
 
 @legacy("paddle.fluid.layers.gru_unit", "paddle.fluid.layers.rnn.gru_unit",
