@@ -1846,6 +1846,65 @@ with fluid.scope_guard(scope):
     ema.restore(exe)
     out += [var('ema_w'), var('ema_w2')]
 '''),
+    ("eof_run_advances_decays_static", '''
+S = [(rng.uniform(-1, 1, size=(4,)).astype('float32'), rng.uniform(-1, 1, size=(1,)).astype('float32')) for _ in range(5)]
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        x = fluid.data('x', [None, 4], 'float32'); y = fluid.data('y', [None, 1], 'float32')
+        loader = fluid.io.DataLoader.from_generator(feed_list=[x, y], capacity=4, iterable=False)
+        pred = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(name='eof_w', initializer=fluid.initializer.Constant(0.1)),
+                               bias_attr=False)
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(pred, y))
+        lr = fluid.layers.piecewise_decay(boundaries=[2, 4, 6], values=[0.1, 0.05, 0.02, 0.01])
+        step = fluid.layers.learning_rate_scheduler._decay_step_counter()
+        fluid.optimizer.SGD(learning_rate=lr).minimize(loss)
+loader.set_sample_generator(lambda: iter(S), batch_size=2)
+got = []
+exe = fluid.Executor(fluid.CPUPlace())
+exe.run(startup)
+for epoch in range(3):
+    loader.start()
+    try:
+        while True:
+            got.append(exe.run(main, fetch_list=[loss, lr, step]))
+    except fluid.core.EOFException:
+        loader.reset()
+w = np.array(fluid.global_scope().find_var('eof_w').get_tensor())
+out = [np.concatenate([np.asarray(g[i]).ravel() for g in got]) for i in range(3)] + [w]
+'''),
+    ("profiler_calls_static", '''
+import os, tempfile
+from paddle.fluid import profiler
+X = rng.uniform(-1, 1, size=(3, 4)).astype('float32')
+path = os.path.join(tempfile.mkdtemp(), 'profile')
+def build():
+    x = fluid.data('x', [3, 4], 'float32')
+    return fluid.layers.reduce_sum(fluid.layers.tanh(x), dim=1)
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        y = build()
+exe = fluid.Executor(fluid.CPUPlace())
+exe.run(startup)
+with profiler.profiler('CPU', 'total', path):
+    a = exe.run(main, feed={'x': X}, fetch_list=[y])[0]
+profiler.start_profiler('All')
+b = exe.run(main, feed={'x': X * 2}, fetch_list=[y])[0]
+profiler.reset_profiler()
+c = exe.run(main, feed={'x': X * 3}, fetch_list=[y])[0]
+profiler.stop_profiler('calls', path)
+errors = []
+for bad in (lambda: profiler.start_profiler('TPU'), lambda: profiler.profiler('CPU', 'bad').__enter__()):
+    try:
+        bad()
+        errors.append(0)
+    except ValueError:
+        errors.append(1)
+    finally:
+        profiler.stop_profiler()
+out = [a, b, c, np.array(errors)]
+'''),
 ]
 
 

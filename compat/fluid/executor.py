@@ -129,14 +129,21 @@ class Executor(paddle.static.Executor):
             program = paddle.static.default_main_program()
         if isinstance(program, compiler.CompiledProgram):
             program = program._program
+        from compat.fluid.layers import learning_rate_scheduler as lrs
         if not feed:
-            pending = reader.pending_feed(program)
+            try:
+                pending = reader.pending_feed(program)
+            except paddle.base.core.EOFException:
+                # 1.x raised from the read op of the running program, after the step-counter
+                # increments prepended to it had run: the run that meets the end of a
+                # non-iterable DataLoader still advanced the learning-rate decays
+                lrs.after_eof(program, scope)
+                raise
             if pending is not None:
                 feed = pending
         feed = _normalize_feed(feed or {}, program)
         if fetch_list is not None and not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
-        from compat.fluid.layers import learning_rate_scheduler as lrs
         items = list(fetch_list or [])
         fetch = [self._fetch_target(f, program) for f in items]
         out = super().run(program, feed=feed, fetch_list=fetch, feed_var_name=feed_var_name,

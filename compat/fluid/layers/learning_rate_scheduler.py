@@ -499,7 +499,7 @@ def _static_or(obj):
     return obj
 
 
-_DECAY_COUNTERS = {}  # id(program) -> (program, the incremented counter of that program)
+_DECAY_COUNTERS = {}  # id(program) -> (program, its incremented counter, the counter's name)
 
 
 @legacy("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
@@ -523,7 +523,7 @@ def _decay_step_counter(begin=0):
             [1], "int64", attr=paddle.ParamAttr(name="@LR_DECAY_COUNTER@", trainable=False),
             default_initializer=paddle.nn.initializer.Constant(begin - 1))
         counter.stop_gradient = True
-        hit = _DECAY_COUNTERS[id(program)] = (program, paddle.increment(counter, 1))
+        hit = _DECAY_COUNTERS[id(program)] = (program, paddle.increment(counter, 1), counter.name)
     return paddle.cast(hit[1], "float32")
 
 
@@ -592,6 +592,25 @@ def after_run(program) -> None:
     for decay in getattr(program, "_compat_advance", ()):
         if decay is not sched and decay._static:
             decay.advance()
+
+
+def after_eof(program, scope=None) -> None:
+    """A run of *program* that met the end of its non-iterable DataLoader: 1.x had run the
+    step-counter increments prepended to the program before the read op raised
+    EOFException, so the decays advance and the ``_decay_step_counter`` counters of the
+    program (this program's, or those of the program it was cloned from) count the run."""
+    after_run(program)
+    p = program
+    while p is not None:
+        hit = _DECAY_COUNTERS.get(id(p))
+        if hit is not None and hit[0] is p:
+            var = (scope or paddle.static.global_scope()).find_var(hit[2])
+            if var is not None:
+                import numpy as np
+                tensor = var.get_tensor()
+                tensor.set(np.array(tensor) + 1, paddle.CPUPlace())
+            break
+        p = getattr(p, "_compat_source", None)
 
 
 def lr_value_for(decay, program):
