@@ -14,7 +14,30 @@ from compat._runtime import ensure_static, legacy
 
 __all__ = ["CompiledProgram", "BuildStrategy", "ExecutionStrategy", "ParallelExecutor"]
 
-BuildStrategy = paddle.static.BuildStrategy
+class _GradientScaleStrategy(object):
+    """1.8's ``BuildStrategy.GradientScaleStrategy`` values (gone in 3.x)."""
+    CoeffNumDevice = 0
+    One = 1
+    Customized = 2
+
+
+@legacy("paddle.fluid.BuildStrategy", "paddle.fluid.compiler.BuildStrategy",
+        "paddle.fluid.core.ParallelExecutor.BuildStrategy")
+class BuildStrategy(paddle.static.BuildStrategy):
+    """Today's ``BuildStrategy`` plus the 1.8 attributes 3.3.1 removed
+    (``enable_sequential_execution``, ``remove_unnecessary_lock``, ``is_distribution``,
+    ``gradient_scale_strategy``; setting them raised AttributeError): kept with their 1.8.5
+    defaults and ignored, as the compiled program runs as its plain program on one
+    device."""
+
+    GradientScaleStrategy = _GradientScaleStrategy
+
+    def __init__(self):
+        super().__init__()
+        self.enable_sequential_execution = False
+        self.remove_unnecessary_lock = True
+        self.is_distribution = False
+        self.gradient_scale_strategy = _GradientScaleStrategy.CoeffNumDevice
 
 
 @legacy("paddle.fluid.ExecutionStrategy", "paddle.fluid.compiler.ExecutionStrategy")
