@@ -23,7 +23,7 @@ from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from upgrader import fixers, hoist, noqa
-from upgrader.args import ACT_HELPER_NOTE, ACT_LAYER_NOTE, Manual, bind, code_of, map_call
+from upgrader.args import ACT_HELPER_NOTE, ACT_LAYER_NOTE, Manual, _unpacked_hint, bind, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
 from upgrader.rulebook import Entry, RuleBook, load
@@ -379,6 +379,9 @@ class Upgrader(FastTransformer):
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
         self.grouped: Dict[int, cst.BaseExpression] = {}  # rewrites parenthesized by _grouped
         self.class_operands: Set[int] = set()  # ids of isinstance/issubclass class operands
+        # ids of values kept to be called later: assigned, a parameter default, a branch of
+        # a conditional expression, a dict value (`opt_cls = fluid.optimizer.Adam if ...`)
+        self.kept_values: Set[int] = set()
         self.skip_nodes: Set[int] = set()  # Names that are not references
         self.ref_decisions: Dict[int, cst.BaseExpression] = {}
         self.todo_stack: List[List[str]] = []
@@ -692,6 +695,20 @@ class Upgrader(FastTransformer):
 
     def visit_Param(self, node: cst.Param) -> bool:
         self.skip_nodes.add(id(node.name))
+        if node.default is not None:
+            self.kept_values.add(id(node.default))
+        return True
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        self.kept_values.add(id(node.value))
+        return True
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        self.kept_values.update((id(node.body), id(node.orelse)))
+        return True
+
+    def visit_DictElement(self, node: cst.DictElement) -> bool:
+        self.kept_values.add(id(node.value))
         return True
 
     def visit_Global(self, node) -> bool:
@@ -996,7 +1013,17 @@ class Upgrader(FastTransformer):
                 entry.rename_only or entry.kind in ("class", "constant", "module")
             if entry.structural in fixers.DELETING or entry.structural in fixers.HELPERS:
                 simple = False  # its target only names a namespace: never a rename
-            if entry.safety != "manual" and entry.target and simple:
+            kept = entry.kind == "class" and id(node) in self.kept_values and entry.safety != "manual"
+            hint = _unpacked_hint(entry, "**") if kept and not entry.rename_only else ""
+            if hint:
+                # the class is called later through this value with 1.8's keywords, which
+                # the rename would leave behind (`opt_cls(..., parameter_list=...)`)
+                self.report_entry(node, entry, False,
+                                  manual="kept as a value (assigned, a default, a conditional "
+                                         "or dict value) and called elsewhere with 1.8's "
+                                         "arguments, which the rename does not reach" + hint +
+                                         "; call the class explicitly or map those keywords by hand")
+            elif entry.safety != "manual" and entry.target and simple:
                 if self.can_apply(entry, node):
                     self.ref_decisions[id(node)] = cst.parse_expression(entry.target)
                     self.report_entry(node, entry, True)
