@@ -20,7 +20,10 @@ What it does
     exactly) and ``<sched>.step()`` is inserted right after every ``exe.run(...)`` of the
     program holding the minimize: the default main program, the ``program_guard(main,
     ...)`` program, or a ``fluid.CompiledProgram`` of it, run in the same scope (or, for a
-    module-level decay, anywhere in the module).
+    module-level decay, anywhere in the module). Such a run inside a ``try`` that catches
+    EOFException (a non-iterable DataLoader's end of data) also gets ``<sched>.step()``
+    first in that handler: 1.8 prepended the counter increment to the program, so the run
+    that raised EOFException advanced the decay too.
 
     Dygraph mode: one of those functions but ``linear_lr_warmup`` called in a guard block
     (or outside any ``program_guard`` in a module with dynamic-mode code only) returned in
@@ -610,6 +613,8 @@ class _Plan:
         self.after: Dict[int, Tuple[Decision, str]] = {}   # id(statement) -> (decision, opt)
         self.epoch: Dict[int, Decision] = {}          # id(statement `s.epoch(...)`) -> decision
         self.static_after: Dict[int, List[Decision]] = {}  # id(exe.run statement) -> decays
+        self.static_eof: Dict[int, List[Decision]] = {}   # id(try catching EOF) -> decays
+        self.static_eof_handlers: Dict[int, List[int]] = {}  # id(that try) -> handler indexes
         self.hoist: Dict[int, Decision] = {}       # id(optimizer statement) -> inline decay
 
 
@@ -790,7 +795,55 @@ def plan(up) -> _Plan:
             else _decide_static(up, v, p, call, entry, scope)
     if len(v.statics) > 1:
         _shared_counters(up, v, p)
+    if p.static_after and "EOFException" in up.source:
+        up.module.visit(_EofHandlers(p))
     return p
+
+
+class _EofHandlers(cst.CSTVisitor):
+    """Runs stepped after (``static_after``) inside the body of a ``try`` that catches
+    EOFException (a non-iterable DataLoader's end of data): the handler steps them too,
+    as 1.8's step counter was incremented by the run that raised (its increment ops were
+    prepended to the program, before the read op)."""
+
+    def __init__(self, p: "_Plan"):
+        self.p = p
+        self.tries: List[Tuple[cst.Try, List[int]]] = []
+
+    def visit_Try(self, node):
+        eof = [i for i, h in enumerate(node.handlers)
+               if h.type is not None and "EOFException" in cst.Module([]).code_for_node(h.type)]
+        self.tries.append((node, eof))
+        # the handlers and the else/finally blocks are not the guarded body
+        node.body.visit(self)
+        return False
+
+    def leave_Try(self, node):
+        self.tries.pop()
+        for h in node.handlers:
+            h.visit(self)
+        for extra in (node.orelse, node.finalbody):
+            if extra is not None:
+                extra.visit(self)
+
+    def visit_FunctionDef(self, node):
+        saved, self.tries = self.tries, []
+        node.body.visit(self)
+        self.tries = saved
+        return False
+
+    visit_ClassDef = visit_FunctionDef
+
+    def visit_SimpleStatementLine(self, node):
+        decisions = self.p.static_after.get(id(node))
+        if decisions:
+            for t, eof in reversed(self.tries):
+                if eof:
+                    got = self.p.static_eof.setdefault(id(t), [])
+                    got.extend(d for d in decisions if d not in got)
+                    self.p.static_eof_handlers[id(t)] = eof
+                    break
+        return False
 
 
 # --------------------------------------------------------------------------- static plan
@@ -1337,6 +1390,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
 def leave_statement(up, original, updated):
     """Statement hook: ``<sched>.step()`` after each planned minimize(), ``epoch`` → ``step``."""
     p = getattr(up, "_lr_plan", None)
+    if p is not None and p.static_eof and isinstance(updated, cst.Try) \
+            and id(original) in p.static_eof:
+        return _eof_steps(up, original, updated, p)
     if p is None or not isinstance(updated, cst.SimpleStatementLine):
         return updated
     key = id(original)
@@ -1391,3 +1447,31 @@ def _static_steps(up, original, updated, p: _Plan):
         out.append(cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
             func=cst.Attribute(value=cst.Name(d.name), attr=cst.Name("step"))))]))
     return cst.FlattenSentinel(out) if len(out) > 1 else updated
+
+
+def _eof_steps(up, original, updated, p: _Plan):
+    """``<sched>.step()`` first in the EOFException handlers of a ``try`` whose body runs
+    the training program: the run that met the end of the data advanced 1.8's counter."""
+    steps = []
+    for d in p.static_eof[id(original)]:
+        if not d.active(up):
+            continue
+        up.report(original, CODE, f"`{d.name}.step()` in the EOFException handler: the run "
+                  f"that met the end of a non-iterable DataLoader also advanced 1.8's "
+                  f"{d.entry.short} (its step counter was incremented before the read op "
+                  "raised)", d.entry.name, "paddle.optimizer.lr.LRScheduler.step",
+                  d.status, applied=True)
+        steps.append(cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
+            func=cst.Attribute(value=cst.Name(d.name), attr=cst.Name("step"))))]))
+    if not steps:
+        return updated
+    handlers = list(updated.handlers)
+    for i in p.static_eof_handlers[id(original)]:
+        h = handlers[i]
+        body = h.body
+        if isinstance(body, cst.IndentedBlock):
+            handlers[i] = h.with_changes(body=body.with_changes(body=list(steps) + list(body.body)))
+        else:  # `except EOFException: loader.reset()` on one line
+            handlers[i] = h.with_changes(body=cst.IndentedBlock(body=list(steps) + [
+                cst.SimpleStatementLine(body=list(body.body))]))
+    return updated.with_changes(handlers=handlers)
