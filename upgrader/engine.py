@@ -828,6 +828,10 @@ class Upgrader(FastTransformer):
         elif type(f) is cst.Name and f.value in ("isinstance", "issubclass") and len(node.args) == 2 \
                 and not self.scope.shadowed(f.value) and f.value not in self.imports.bindings:
             self._class_operand(node.args[1].value)
+        elif not (type(f) is cst.Name and f.value in _NOT_CALLING_BUILTINS):
+            # a class handed to a function of the program (`train(model, fluid.optimizer.SGD)`)
+            # is called there with 1.8's keywords
+            self.kept_values.update(id(a.value) for a in node.args if not a.star)
         return True
 
     def _class_operand(self, node: cst.BaseExpression) -> None:
@@ -1020,7 +1024,7 @@ class Upgrader(FastTransformer):
                 # the rename would leave behind (`opt_cls(..., parameter_list=...)`)
                 self.report_entry(node, entry, False,
                                   manual="kept as a value (assigned, a default, a conditional "
-                                         "or dict value) and called elsewhere with 1.8's "
+                                         "or dict value, an argument) and called elsewhere with 1.8's "
                                          "arguments, which the rename does not reach" + hint +
                                          "; call the class explicitly or map those keywords by hand")
             elif entry.safety != "manual" and entry.target and simple:
@@ -1211,6 +1215,12 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     if insert:
         module = fixers.static_mode.insert(up, module)
     return module
+
+
+#: builtins whose class arguments are not called (isinstance/issubclass operands have their
+#: own record, class_operands)
+_NOT_CALLING_BUILTINS = frozenset({"isinstance", "issubclass", "super", "type", "hasattr", "getattr",
+                                   "setattr", "id", "print", "repr", "str", "vars", "dir", "callable"})
 
 
 def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
