@@ -1905,6 +1905,28 @@ for bad in (lambda: profiler.start_profiler('TPU'), lambda: profiler.profiler('C
         profiler.stop_profiler()
 out = [a, b, c, np.array(errors)]
 '''),
+    ("concat_second_order_grad_static", '''
+W1 = rng.uniform(-0.5, 0.5, (6, 5)).astype('float32')
+W2 = rng.uniform(-0.5, 0.5, (5, 1)).astype('float32')
+XV = rng.uniform(-1, 1, (3, 4)).astype('float32')
+CV = rng.uniform(-1, 1, (3, 2)).astype('float32')
+def build():
+    x = fluid.data('x', [None, 4], 'float32')
+    x.stop_gradient = False
+    c = fluid.data('c', [None, 2], 'float32')
+    h = fluid.layers.concat([x, c], axis=1)
+    h = fluid.layers.fc(h, 5, param_attr=fluid.ParamAttr(name='cc_w1', initializer=fluid.initializer.NumpyArrayInitializer(W1)),
+                        bias_attr=False)
+    h = fluid.layers.leaky_relu(h, alpha=0.2)
+    y = fluid.layers.fc(h, 1, param_attr=fluid.ParamAttr(name='cc_w2', initializer=fluid.initializer.NumpyArrayInitializer(W2)),
+                        bias_attr=False)
+    g = fluid.gradients(y, x)[0]
+    gp = fluid.layers.reduce_mean(fluid.layers.square(fluid.layers.sqrt(
+        fluid.layers.reduce_sum(fluid.layers.square(g), dim=1) + 1e-12) - 1.0))
+    fluid.optimizer.SGD(learning_rate=0.1).minimize(gp)
+    return [gp, g, fluid.default_main_program().global_block().var('cc_w1')]
+out = static_run(build, {'x': XV, 'c': CV}, runs=3)
+'''),
 ]
 
 

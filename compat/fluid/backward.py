@@ -41,6 +41,18 @@ def _by_name(program, items):
     return out
 
 
+def first_order_only(program, no_grad_set):
+    """``no_grad_set`` plus the values ``gradients()`` returned in *program*: 1.8.5's
+    append_backward (and so ``minimize``) differentiated the forward ops only, so a loss
+    term computed from a ``fluid.gradients`` result (WGAN-GP's gradient penalty) gave its
+    value but no parameter gradient (checked on 1.8.5: SGD on such a penalty alone leaves
+    the weights unchanged); Paddle 3 differentiates through it."""
+    made = getattr(program, "_compat_gradient_values", None) if program is not None else None
+    if not made:
+        return no_grad_set
+    return list(no_grad_set or []) + list(made)
+
+
 def _program_of(value):
     from compat.fluid import _pir
     if isinstance(value, (list, tuple)):
@@ -64,7 +76,8 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     # paddle.add_n (fluid.layers.sums) over an input that needs no gradient, it leaves an
     # op without an output type that crashes the executor (segfault, checked on 3.3.1).
     # gradients() (what Paddle's own optimizers call) prunes to the parameters.
-    grads = paddle.static.gradients([loss], params, no_grad_set=_by_name(program, no_grad_set)) \
+    grads = paddle.static.gradients([loss], params,
+                                    no_grad_set=first_order_only(program, _by_name(program, no_grad_set))) \
         if params else []
     pairs = list(zip(params, grads))
     # 1.x left out the parameters that get no gradient (in no_grad_set, not reached), and
@@ -76,8 +89,16 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 @legacy("paddle.fluid.backward.gradients", "paddle.fluid.gradients",
         replacement="paddle.static.gradients")
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    program = _program_of(targets)
     grads = paddle.static.gradients(targets, inputs, target_gradients=target_gradients,
-                                    no_grad_set=_by_name(_program_of(targets), no_grad_set))
+                                    no_grad_set=_by_name(program, no_grad_set))
+    if program is not None:
+        # 1.8's append_backward (minimize) skipped the ops gradients() added (their role
+        # is Backward): a loss computed from these values got no gradient through them
+        made = getattr(program, "_compat_gradient_values", None)
+        if made is None:
+            made = program._compat_gradient_values = []
+        made.extend(g for g in (grads if isinstance(grads, list) else [grads]) if g is not None)
     # 1.8.5 unpacked a single gradient and listed it again: one input without a gradient
     # gave [] (several inputs: None in their places)
     if isinstance(grads, list) and len(grads) == 1 and grads[0] is None:

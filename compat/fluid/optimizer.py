@@ -100,7 +100,8 @@ class _Legacy(object):
         parameter_list = _by_name(program, parameter_list)
         if names and not parameter_list:  # only names the program lacks: 1.8.5 updated none
             return [], []
-        no_grad_set = _by_name(program, no_grad_set)
+        from compat.fluid.backward import first_order_only
+        no_grad_set = first_order_only(program, _by_name(program, no_grad_set))
         self._grad_clip = _clip.clip_for(program, self._legacy_clip)
         try:
             # 1.x appends to the loss's program under program_guard(loss program,

@@ -65,7 +65,30 @@ def concat(input, axis=0, name=None):
     if isinstance(input, (list, tuple)):
         input = [paddle.reshape(v, [1]) if hasattr(v, "shape") and len(v.shape) == 0 else v
                  for v in input]
+        input = _grad_through_all(input)
     return _rule_concat(input, axis=axis, name=name)
+
+
+def _grad_through_all(values):
+    """In a static (PIR) program, a float concat of inputs that need a gradient and inputs
+    that do not: the latter go through a copy that takes one (and hands nothing on, its
+    source stops gradients). Paddle 3.3.1 crashes (SIGSEGV in ConcatGradOp's Vjp) when a
+    second-order gradient (fluid.gradients of a gradient: WGAN-GP's penalty) meets such a
+    concat; 1.8 computed it. Values and first-order gradients are unchanged."""
+    if paddle.in_dynamic_mode() or len(values) < 2 or \
+            not all(isinstance(v, paddle.pir.Value) for v in values):
+        return values
+    flags = [v.stop_gradient for v in values]
+    if all(flags) or not any(flags) or not all(v.dtype in (paddle.float32, paddle.float64, paddle.float16)
+                                               for v in values):
+        return values
+    out = []
+    for v, stop in zip(values, flags):
+        if stop:
+            v = paddle.assign(v)
+            v.stop_gradient = False
+        out.append(v)
+    return out
 
 
 @_t("create_tensor", replacement="paddle.assign(value) / paddle.full(shape, v, dtype)")
