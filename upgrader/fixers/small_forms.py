@@ -8,7 +8,10 @@ What it does
     ``CompiledProgram(prog[, build_strategy])[.with_data_parallel(...)]`` → ``prog``.
     ``fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx,
     output_dim_idx)`` with a literal shape list → ``paddle.full(shape=[...], fill_value=value,
-    dtype=dtype)`` whose ``shape[output_dim_idx]`` is ``paddle.shape(input)[input_dim_idx]``.
+    dtype=dtype)`` whose ``shape[output_dim_idx]`` is ``paddle.shape(input)[input_dim_idx]``;
+    a shape given as a name or attribute (``pos.shape``: SimNet's hinge margin) → the list
+    rebuilt with that element replaced (``[paddle.shape(input)[i] if k == j else d for k, d
+    in enumerate(shape)]``).
     ``cumsum(x, axis, exclusive=True)`` / ``reverse=True`` with literal flags and axis →
     ``paddle.cumsum`` shifted by one along the axis with zeros first (exclusive) and/or on
     ``paddle.flip``-ped input (reverse). ``flatten(x, axis)`` with a literal axis other
@@ -192,6 +195,9 @@ def _fill_batch_like(up, original, updated, entry, bound):
         why = "input_dim_idx / output_dim_idx are not literal integers"
     elif not isinstance(shape, (cst.List, cst.Tuple)) or \
             not all(isinstance(e, cst.Element) for e in shape.elements):
+        done = _fill_batch_like_shape_name(up, original, updated, entry, bound, inp, out)
+        if done is not None:
+            return done
         why = "the shape is not a literal list: set shape[output_dim_idx] = paddle.shape(input)[input_dim_idx] by hand"
     elif not -len(shape.elements) <= out < len(shape.elements) or \
             literal(code_of(shape.elements[out].value))[0] != "ok":
@@ -207,6 +213,49 @@ def _fill_batch_like(up, original, updated, entry, bound):
             keyword_arg("dtype", bound.values["dtype"].value)]
     up.report_entry(original, entry, True)
     return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
+
+
+def _plain(node) -> bool:
+    """A name or an attribute chain of one (``x``, ``self.pos.shape``): reading it again
+    evaluates nothing."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _fill_batch_like_shape_name(up, original, updated, entry, bound, inp, out):
+    """``shape`` given as a name or attribute (``pos.shape``, a list built earlier): the
+    list is rebuilt with element ``output_dim_idx`` replaced by the batch size,
+    ``[paddle.shape(input)[i] if k == output_dim_idx else d for k, d in enumerate(shape)]``
+    (1.8 read shape's other elements and ignored that one). Only when input and shape are
+    names or attribute chains (read once each, nothing evaluated out of order) and not in
+    a class body (a comprehension does not see class-level names); None otherwise."""
+    shape, source = bound.values["shape"].value, bound.values["input"].value
+    if not (_plain(shape) and _plain(source)) or out < 0:
+        return None  # (a negative output_dim_idx failed on 1.8.5)
+    if any(isinstance(n, cst.ClassDef) for n, _ in up.stmt_stack):
+        return None
+    names = {n.value for node in (shape, source) for n in _names_in(node)}
+    k = next(c for c in ("k", "_k", "_k_") if c not in names)
+    d = next(c for c in ("d", "_d", "_d_") if c not in names)
+    shape_src = code_of(shape)
+    built = cst.parse_expression(
+        f"[paddle.shape({code_of(source)})[{inp}] if {k} == {out} else {d} "
+        f"for {k}, {d} in enumerate({shape_src})]")
+    args = [keyword_arg("shape", built),
+            keyword_arg("fill_value", bound.values["value"].value),
+            keyword_arg("dtype", bound.values["dtype"].value)]
+    up.report_entry(original, entry, True)
+    return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
+
+
+def _names_in(node):
+    out = []
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if isinstance(node, cst.Name):
+        out.append(node)
+    return out
 
 
 def _prelu(up, original, updated, entry, bound):
