@@ -19,8 +19,11 @@ What it does
     the cloned program's own name (PaddleCV's ``test_prog = test_prog.clone(for_test=True)``
     after building the evaluation program with ``is_train=False``) when that is the name's
     last binding in its scope and its runs fetch one list: the uses before the clone are
-    the program it clones. Any other clone with ``for_test`` is reported for a
-    manual rewrite and left as it is.
+    the program it clones. A run may also go through a name bound once to
+    ``fluid.CompiledProgram(test_program)[.with_data_parallel(share_vars_from=...)]``,
+    which the compiled-program rewrite (PU209) turns into ``test_program`` (not when 1.8
+    ran it on several devices and that rewrite stays unsafe). Any other clone with
+    ``for_test`` is reported for a manual rewrite and left as it is.
 
     A plain ``g_program = <program>.clone()`` (or ``clone(for_test=False)``: DCGAN's
     generator cloned from the combined program before the discriminator is added) whose
@@ -72,7 +75,7 @@ Fix safety
     list) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
     clone ran every forward operator: only side effects of unused operators
     (``layers.Print``, ``py_func``) differ. Manual when the clone is used otherwise (passed
-    to ``CompiledProgram``, saved, inspected), when the runs fetch values bound after the
+    to ``CompiledProgram`` other than as above, saved, inspected), when the runs fetch values bound after the
     clone, when a helper's runs fetch more than one list, when a run passes its fetch list positionally or has
     none, when the clone is inside a loop, or when ``test_program`` is read in another
     function other than such a helper. Manual too when the clone follows a ``minimize`` in a
@@ -284,8 +287,13 @@ def _plan(up) -> _Plan:
                 tree = untouched.parse(up.source)
             except SyntaxError:
                 return plan
+            _PLAN_MULTI_DEVICE[0] = None
+            if "CompiledProgram" in up.source and not up.opts.unsafe_fixes:
+                from upgrader.fixers.small_forms import _multi_device_sites
+                _PLAN_MULTI_DEVICE[0] = set(_multi_device_sites(up.source)) or None
             _survey(tree, plan, _LR_SCHEDULE.search(up.source) is not None,
                     "create_global_var" in up.source)
+            _PLAN_MULTI_DEVICE[0] = None
             # a clone the rule may not rewrite keeps its runs as they are
             for line in list(plan.clones):
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
@@ -508,6 +516,9 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
         if found is None:
             found = _passed_to_helper(load, scope, scopes, parents, calls_per_line)
         if found is None:
+            found = _compiled_alias(load, scope, scopes, parents, calls_per_line)
+            direct = found is not None
+        if found is None:
             return
         for names in sorted(found[0]):
             if names not in lists:
@@ -549,6 +560,51 @@ def _rebinds(scope, stmt, name: str) -> bool:
     program = stmt.value.func.value
     return (len(stores) > 1 and stores.count(stmt.lineno) == 1 and max(stores) == stmt.lineno
             and isinstance(program, ast.Name) and program.id == name)
+
+
+def _compiled_alias(load, scope, scopes, parents, calls_per_line):
+    """``compiled_test = fluid.CompiledProgram(test_program)[.with_data_parallel(...)]``
+    (1.8's ``share_vars_from=compiled_train``), which the compiled-program rewrite (PU209)
+    turns into ``compiled_test = test_program``: the runs of that name, bound once in
+    the clone's scope, are the clone's runs. Not when 1.8 ran it on several devices and
+    the rewrite stays unsafe (small_forms' multi-device sites)."""
+    call = parents.get(id(load))
+    if not (isinstance(call, ast.Call) and call.args and call.args[0] is load and
+            len(call.args) == 1 and all(k.arg == "build_strategy" for k in call.keywords)):
+        return None
+    f = call.func
+    if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) != "CompiledProgram":
+        return None
+    top = call
+    attr = parents.get(id(call))
+    if isinstance(attr, ast.Attribute) and attr.attr == "with_data_parallel":
+        chained = parents.get(id(attr))
+        if not (isinstance(chained, ast.Call) and chained.func is attr):
+            return None
+        top = chained
+    stmt = parents.get(id(top))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is top and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name)):
+        return None
+    if _PLAN_MULTI_DEVICE[0] is not None and (call.lineno, call.col_offset + 1) in _PLAN_MULTI_DEVICE[0]:
+        return None
+    alias = stmt.targets[0].id
+    if scope.stores.get(alias) != [stmt.lineno] or alias in scope.declared or \
+            any(_sees(s, scope, alias) for s in scopes if s is not scope):
+        return None
+    fetch_lists, runs = set(), []
+    for use in scope.loads.get(alias, []):
+        found = _run_of(use, parents, calls_per_line)
+        if found is None:
+            return None
+        fetch_lists.update(found[0])
+        runs.extend(found[1])
+    return (fetch_lists, runs) if runs else None
+
+
+# the (line, column + 1) of CompiledProgram calls that 1.8 ran on several devices, for the
+# module being surveyed (None: no such call); set by _plan
+_PLAN_MULTI_DEVICE = [None]
 
 
 def _repeatable(program) -> bool:
