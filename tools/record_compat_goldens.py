@@ -1927,6 +1927,33 @@ def build():
     return [gp, g, fluid.default_main_program().global_block().var('cc_w1')]
 out = static_run(build, {'x': XV, 'c': CV}, runs=3)
 '''),
+    ("layers_rnn_cells_static", '''
+X = rng.uniform(-1, 1, size=(3, 4, 5)).astype('float32')
+L = np.array([4, 2, 3], dtype='int64')
+class AddCell(fluid.layers.RNNCell):
+    def __init__(self, size):
+        self.size = size
+    def call(self, inputs, states):
+        new = fluid.layers.tanh(fluid.layers.fc(inputs, self.size, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.2)), bias_attr=False) + states * 0.5)
+        return new * 2.0, new
+    @property
+    def state_shape(self):
+        return [self.size]
+def build():
+    x = fluid.data('x', [None, 4, 5], 'float32')
+    x.stop_gradient = False
+    lens = fluid.data('lens', [None], 'int64')
+    gru = fluid.layers.GRUCell(6, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.1)))
+    lstm = fluid.layers.LSTMCell(hidden_size=6, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(-0.05)), forget_bias=0.5)
+    g_out, g_state = fluid.layers.rnn(gru, x, sequence_length=lens)
+    l_out, (l_h, l_c) = fluid.layers.rnn(cell=lstm, inputs=x, sequence_length=lens, is_reverse=True)
+    tm_out, tm_state = fluid.layers.rnn(gru, fluid.layers.transpose(x, [1, 0, 2]), time_major=True)
+    a_out, a_state = fluid.layers.rnn(AddCell(3), x, initial_states=fluid.layers.fill_constant_batch_size_like(x, [-1, 3], 'float32', 0.25))
+    total = fluid.layers.reduce_sum(g_out) + fluid.layers.reduce_sum(l_c) + fluid.layers.reduce_sum(a_out)
+    grad = fluid.gradients(total, x)[0]
+    return [g_out, g_state, l_out, l_h, l_c, tm_out, tm_state, a_out, a_state, grad]
+out = static_run(build, {'x': X, 'lens': L})
+'''),
 ]
 
 

@@ -16,7 +16,8 @@ from compat.fluid.layers.learning_rate_scheduler import (cosine_decay, exponenti
                                                          piecewise_decay, polynomial_decay)
 from compat.fluid.layers.loss import softmax_with_cross_entropy  # noqa: F401
 from compat.fluid.layers.nn import *  # noqa: F401,F403
-from compat.fluid.layers.rnn import gru_unit  # noqa: F401
+# 1.8's layers/__init__ imported rnn.py's names over it: fluid.layers.rnn is the function
+from compat.fluid.layers.rnn import GRUCell, LSTMCell, RNNCell, gru_unit, rnn  # noqa: F401
 from compat.fluid.layers.tensor import (argsort, fill_constant_batch_size_like, has_inf,  # noqa: F401
                                         has_nan, isfinite)
 
