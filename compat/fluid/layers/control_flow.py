@@ -167,6 +167,14 @@ class While(object):
         return _Tracked("While", self._impl.block())
 
 
+_CASE_DEPTH = [0]  # open Switch case/default blocks
+
+
+def in_case_block() -> bool:
+    """Code runs inside a ``Switch`` case or default block (its results feed graph ops)."""
+    return _CASE_DEPTH[0] > 0
+
+
 class _CaseBlock(object):
     """``with``: the true block of a PIR if op on ``cond`` (the false block is empty)."""
 
@@ -178,10 +186,12 @@ class _CaseBlock(object):
         self._if = If(self._cond)
         self._block = self._if.true_block()
         self._block.__enter__()
+        _CASE_DEPTH[0] += 1
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         from paddle.base.libpaddle.pir import cf_yield
+        _CASE_DEPTH[0] -= 1
         if exc_type is None:
             cf_yield([])
         self._block.__exit__(exc_type, exc_val, exc_tb)

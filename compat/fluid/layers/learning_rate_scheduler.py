@@ -548,8 +548,35 @@ def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
 @legacy("paddle.fluid.layers.polynomial_decay", "paddle.fluid.layers.learning_rate_scheduler.polynomial_decay",
         replacement="paddle.optimizer.lr.PolynomialDecay + scheduler.step() per iteration")
 def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False):
+    if not paddle.in_dynamic_mode() and _graph_value_wanted():
+        return _graph_polynomial_decay(learning_rate, decay_steps, end_learning_rate, power, cycle)
     return _static_or(_new(PolynomialDecay, learning_rate, decay_steps, end_learning_rate,
                                                       power, cycle))
+
+
+def _graph_value_wanted() -> bool:
+    """Inside a ``Switch`` case/default block of a program whose ``_decay_step_counter``
+    exists (ERNIE/BERT's linear_warmup_decay: ``with switch.default(): decayed_lr =
+    polynomial_decay(...); assign(decayed_lr, lr)``) the decay feeds graph ops, as the
+    variable 1.x returned; elsewhere it is the optimizer's rate (a stepped scheduler)."""
+    from compat.fluid.layers.control_flow import in_case_block
+    hit = _DECAY_COUNTERS.get(id(paddle.static.default_main_program()))
+    return in_case_block() and hit is not None and hit[0] is paddle.static.default_main_program()
+
+
+def _graph_polynomial_decay(learning_rate, decay_steps, end_learning_rate, power, cycle):
+    """1.8.5's static polynomial_decay as graph ops on the program's global step (float32
+    [1]): (lr - end) * (1 - step / decay_steps) ** power + end, step capped at decay_steps;
+    with ``cycle`` decay_steps times ceil(step / decay_steps) (1 at step 0)."""
+    step = _decay_step_counter()
+    steps = paddle.full([1], float(decay_steps), "float32")
+    if cycle:
+        div = paddle.ceil(step / float(decay_steps))
+        div = paddle.where(step == 0.0, paddle.ones_like(div), div)
+        steps = steps * div
+    else:
+        step = paddle.minimum(step, steps)
+    return (learning_rate - end_learning_rate) * ((1.0 - step / steps) ** power) + end_learning_rate
 
 
 @legacy("paddle.fluid.layers.piecewise_decay", "paddle.fluid.layers.learning_rate_scheduler.piecewise_decay",
