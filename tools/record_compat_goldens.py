@@ -922,6 +922,19 @@ def f():
     return rows + [v.gradient()]
 out = dy(f)
 '''),
+    ("while_loop_dygraph_inputs_kept", '''
+X = np.array([1.5, -2.0], 'float32')
+def f():
+    L = fluid.layers
+    x = fluid.dygraph.to_variable(X)
+    i = L.fill_constant([1], 'int64', 0)
+    ten = L.fill_constant([1], 'int64', 4)
+    i_out, acc = L.while_loop(lambda i, a: L.less_than(i, ten),
+                              lambda i, a: [L.increment(i, 1, in_place=False), a * 1.1 + 1.0], [i, x])
+    (only,) = L.while_loop(lambda a: L.reduce_sum(a) < 20.0, lambda a: [a + 2.0], [x])
+    return [i_out, acc, only, x, i, L.cond(L.reduce_sum(x) < 0.0, lambda: x * 2.0, lambda: x - 1.0)]
+out = dy(f)
+'''),
     ("int_division_static", '''
 A = np.array([7, -7, 9, -5, 0], 'int64')
 B = np.array([2, 2, -4, 3, -3], 'int64')
@@ -1953,6 +1966,25 @@ def build():
     grad = fluid.gradients(total, x)[0]
     return [g_out, g_state, l_out, l_h, l_c, tm_out, tm_state, a_out, a_state, grad]
 out = static_run(build, {'x': X, 'lens': L})
+'''),
+    ("distributed_batch_reader_env", '''
+import os
+from paddle.fluid.contrib.reader import distributed_batch_reader
+def batches():
+    for i in range(7):
+        yield [i, i * 10]
+out = [np.array(list(fluid.contrib.distributed_batch_reader(batches)()))]
+saved = {k: os.environ.get(k) for k in ('PADDLE_TRAINERS_NUM', 'PADDLE_TRAINER_ID')}
+try:
+    for n, k in [(2, 0), (2, 1), (3, 2)]:
+        os.environ['PADDLE_TRAINERS_NUM'], os.environ['PADDLE_TRAINER_ID'] = str(n), str(k)
+        out.append(np.array(list(distributed_batch_reader(batches)())))
+finally:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 '''),
 ]
 

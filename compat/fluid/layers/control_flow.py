@@ -251,12 +251,39 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     ``while_loop(.., [i, h])``, then a backward) made every run fail ("Tensor holds no
     memory"); from a copy the values and gradients are those of the loop.
 
+    In dygraph, 1.8.5 ran the loop in Python and returned the body's last results, leaving
+    the tensors passed in unchanged; 3.3.1's dygraph while_loop assigns each step's results
+    into them (``x`` read after ``while_loop(c, b, [i, x])`` held the final value), so here
+    the loop runs as 1.8.5's did.
+
     Not reproduced: 1.8 also wrote the loop's results into the loop variables themselves
     (static programs); they keep their values here, as after ``fix`` (unsafe there when a
     loop variable is read after the call)."""
-    if not paddle.in_dynamic_mode() and isinstance(loop_vars, (list, tuple)):
+    if paddle.in_dynamic_mode():
+        return _dygraph_while_loop(cond, body, loop_vars)
+    if isinstance(loop_vars, (list, tuple)):
         loop_vars = paddle.utils.map_structure(_copy_dense, list(loop_vars))
     return paddle.static.nn.while_loop(cond, body, loop_vars, is_test=is_test, name=name)
+
+
+def _dygraph_while_loop(cond, body, loop_vars):
+    """1.8.5's dygraph branch of ``layers.while_loop`` (the loop variables are rebound, not
+    written)."""
+    if not callable(cond) or not callable(body):
+        raise TypeError("cond and body of while_loop must be callable")
+    if not isinstance(loop_vars, (list, tuple)) or len(loop_vars) == 0:
+        raise ValueError("loop_vars in while_loop should not be empty")
+    now_cond = bool(cond(*loop_vars).numpy().ravel()[0])
+    while now_cond:
+        output_vars = body(*loop_vars)
+        if not isinstance(output_vars, (list, tuple)):
+            output_vars = [output_vars]
+        if len(output_vars) != len(loop_vars):
+            raise ValueError("body in while_loop should return the same arity "
+                             "(length and structure) and types as loop_vars")
+        now_cond = bool(cond(*output_vars).numpy().ravel()[0])
+        loop_vars = output_vars
+    return loop_vars
 
 
 _lazy.attach(globals())
