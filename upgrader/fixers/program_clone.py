@@ -22,7 +22,10 @@ What it does
     the program it clones. A run may also go through a name bound once to
     ``fluid.CompiledProgram(test_program)[.with_data_parallel(share_vars_from=...)]``,
     which the compiled-program rewrite (PU209) turns into ``test_program`` (not when 1.8
-    ran it on several devices and that rewrite stays unsafe). Any other clone with
+    ran it on several devices and that rewrite stays unsafe), or a name bound once to a
+    ``fluid.ParallelExecutor(use_cuda, main_program=test_program, share_vars_from=...)``
+    (PU101 parallel-executor) whose only uses are its runs with one fetch list, which pass
+    ``fetch_list=None`` then. Any other clone with
     ``for_test`` is reported for a manual rewrite and left as it is.
 
     A plain ``g_program = <program>.clone()`` (or ``clone(for_test=False)``: DCGAN's
@@ -115,6 +118,13 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         run = _plan(up).runs.get(_line(up, original)) if _plan(up).runs else None
         if run is None:
             return updated
+        if _line(up, original) in _plan(up).executor_runs:
+            # <ParallelExecutor>.run(fetch_list, feed=None, ...): fetch_list=None, the
+            # evaluation program returns its fetches
+            args = [a.with_changes(value=cst.Name("None")) if (a.keyword is None and i == 0) or (
+                a.keyword is not None and a.keyword.value == "fetch_list") else a
+                for i, a in enumerate(updated.args)]
+            return updated.with_changes(args=_copied_feed(args))
         args = _copied_feed(_without_fetch_list(updated.args))
         if run[1] is not None:  # another fetch list: the evaluation program made for it
             args = [a.with_changes(value=cst.Name(run[1])) if i == 0 and a.keyword is None or
@@ -265,6 +275,8 @@ class _Plan:
         self.clones: Dict[int, List[Tuple[str, List[str]]]] = {}
         # line of a run to lose its fetch_list -> (its clone, the program it runs now or None)
         self.runs: Dict[int, Tuple[int, Optional[str]]] = {}
+        # lines of those runs that are <ParallelExecutor>.run(fetch_list, ...) calls
+        self.executor_runs: Set[int] = set()
         # line of a clone left manual for a reason of its own -> that reason
         self.manual: Dict[int, str] = {}
         # line of a plain clone() -> the IrMapping name its runs look their fetches up in
@@ -508,6 +520,7 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
         return
     lists: List[Tuple[str, ...]] = []          # distinct fetch lists, first seen first
     runs: List[Tuple[int, Tuple[str, ...], bool]] = []   # (line, fetches, direct run)
+    executor_runs: Set[int] = set()            # runs of a ParallelExecutor given the clone
     for load in sorted(scope.loads.get(name, []), key=lambda n: (n.lineno, n.col_offset)):
         if rebound and (load.lineno < line or load is stmt.value.func.value):
             continue   # the program before the clone: built, passed around, cloned
@@ -518,6 +531,11 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
         if found is None:
             found = _compiled_alias(load, scope, scopes, parents, calls_per_line)
             direct = found is not None
+        if found is None:
+            found = _parallel_executor_runs(load, scope, scopes, parents, calls_per_line)
+            direct = found is not None
+            if found is not None:
+                executor_runs.update(r for r, _ in found[1])
         if found is None:
             return
         for names in sorted(found[0]):
@@ -532,6 +550,8 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     if through_helpers:
         lists.remove(next(iter(through_helpers)))
         lists.insert(0, next(iter(through_helpers)))
+    if len(lists) > 1 and executor_runs:
+        return   # a ParallelExecutor runs its one program: one fetch list
     if len(lists) > 1 and (rebound or not _repeatable(stmt.value.func.value)):
         return   # (a rebound name means the evaluation program once it is rewritten)
     for names in lists:
@@ -548,6 +568,7 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     plan.clones[stmt.value.lineno] = programs
     by_list = {tuple(names): (None if i == 0 else n) for i, (n, names) in enumerate(programs)}
     plan.runs.update((r, (stmt.value.lineno, by_list[f])) for r, f, _ in runs)
+    plan.executor_runs.update(executor_runs)
 
 
 def _rebinds(scope, stmt, name: str) -> bool:
@@ -599,6 +620,52 @@ def _compiled_alias(load, scope, scopes, parents, calls_per_line):
             return None
         fetch_lists.update(found[0])
         runs.extend(found[1])
+    return (fetch_lists, runs) if runs else None
+
+
+def _parallel_executor_runs(load, scope, scopes, parents, calls_per_line):
+    """``test_exe = fluid.ParallelExecutor(use_cuda, main_program=test_program,
+    share_vars_from=train_exe)`` (1.x's train/test executors), which PU101
+    parallel-executor turns into ``_FluidParallelExecutor``: the name, bound once in the
+    clone's scope, is only used by ``test_exe.run(fetch_list=[...], ...)`` calls (or the
+    fetch list first), each alone on its line: those are the clone's runs."""
+    keyword = parents.get(id(load))
+    call = parents.get(id(keyword)) if isinstance(keyword, ast.keyword) else keyword
+    if not isinstance(call, ast.Call):
+        return None
+    f = call.func
+    if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) != "ParallelExecutor":
+        return None
+    if isinstance(keyword, ast.keyword):
+        if keyword.arg != "main_program":
+            return None
+    elif not (len(call.args) > 2 and call.args[2] is load):
+        return None
+    stmt = parents.get(id(call))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name)):
+        return None
+    alias = stmt.targets[0].id
+    if scope.stores.get(alias) != [stmt.lineno] or alias in scope.declared or \
+            any(_sees(s, scope, alias) for s in scopes if s is not scope):
+        return None
+    fetch_lists, runs = set(), []
+    for use in scope.loads.get(alias, []):
+        attr = parents.get(id(use))
+        run = parents.get(id(attr))
+        if not (isinstance(attr, ast.Attribute) and attr.attr == "run" and
+                isinstance(run, ast.Call) and run.func is attr and
+                calls_per_line.get((run.lineno, "run")) == 1):
+            return None
+        if any(k.arg is None for k in run.keywords) or any(
+                isinstance(a, ast.Starred) for a in run.args):
+            return None
+        given = [k.value for k in run.keywords if k.arg == "fetch_list"] or run.args[:1]
+        names = _fetch_names(given[0]) if given else None
+        if names is None:
+            return None
+        fetch_lists.add(tuple(names))
+        runs.append((run.lineno, tuple(names)))
     return (fetch_lists, runs) if runs else None
 
 
