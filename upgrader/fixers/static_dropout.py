@@ -170,6 +170,12 @@ def _is_seed_of_default_program(node, resolve) -> bool:
             and not node.value.args and resolve(node.value.func) in _SEEDED_PROGRAMS)
 
 
+#: control flow that runs in both modes (a Python loop / branch in dygraph): no evidence
+#: of either, although it lives in paddle.static.nn
+_BOTH_MODES = frozenset({"paddle.static.nn.cond", "paddle.static.nn.while_loop",
+                         "paddle.static.nn.case", "paddle.static.nn.switch_case"})
+
+
 def _survey(up):
     """(static-graph evidence, dynamic-mode evidence), in legacy and in today's spelling,
     so that a second `fix` of the output decides the same way. The walk stops once both
@@ -195,9 +201,11 @@ def _survey(up):
         return f"{base}.{rest}" if rest else base
 
     def classify(dotted):
-        if not dotted:
+        if not dotted or dotted in _BOTH_MODES:
             return
         e = up.entry_for(dotted)
+        if e is not None and e.target in _BOTH_MODES:
+            return
         if e is not None:
             if e.mode == "dygraph" or (e.mode != "static" and e.target in dynamic_names) or (
                     e.target.startswith("paddle.jit") or any(k in e.name for k in _TO_STATIC)):

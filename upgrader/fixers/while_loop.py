@@ -28,7 +28,14 @@ Example
     followed by a use of ``h`` is reported unsafe, naming ``h``.
 
 Fix safety
-    Safe in a module with dygraph code only, and when every element of a literal
+    In a ``dygraph.guard()`` block or a module with dygraph code only: 1.8.5 returned the body's results there and left the
+    tensors passed in unchanged, while 3.3.1's dygraph ``while_loop`` assigns each step's
+    results into them (checked on 1.8.5 and 3.3.1); a loop variable read after the call
+    (not rebound by its assignment) and an attribute or subscript element are passed as
+    ``paddle.assign(x)`` copies, and a ``loop_vars`` that is not a literal list is unsafe;
+    so is every call in a module with a backward (3.3.1's in-place writes break the
+    backward of body ops that saved a loop variable: a Python loop is the migration).
+    Elsewhere safe when every element of a literal
     ``loop_vars`` list/tuple is a name the assignment of the call's result rebinds, a
     name not read after the call statement (nor elsewhere in a Python loop around it), or
     an expression that makes a new value (a call, a literal). Unsafe otherwise: a name
@@ -57,8 +64,8 @@ _FRESH = (cst.Call, cst.Integer, cst.Float, cst.SimpleString, cst.BinaryOperatio
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if static_dropout.dygraph_only(up):
-        return up.apply_entry(original, updated, entry)
+    if up.guard_depth or static_dropout.dygraph_only(up):
+        return _dygraph_call(up, original, updated, entry)
     why = _why_unsafe(up, original, entry)
     if why:
         entry = copy.copy(entry)
@@ -155,6 +162,85 @@ def _why_unsafe(up, original: cst.Call, entry) -> Optional[str]:
             "read after this call held the final values in 1.8 and keep the values from "
             "before the loop today; read the returned values instead (or rebind the names: "
             "`i, h = paddle.static.nn.while_loop(cond, body, [i, h])`)")
+
+
+def _dygraph_call(up, original: cst.Call, updated: cst.Call, entry):
+    """Dygraph: 1.8.5 returned the body's results and left the tensors passed as loop_vars
+    unchanged; 3.3.1's dygraph while_loop assigns each step's results into them. A loop
+    variable read after the call (other than through the names its result rebinds), or an
+    attribute or subscript element, is passed as a copy, ``paddle.assign(x)``; a loop_vars
+    that is not a literal list makes the call unsafe."""
+    bound = bind(entry, original)
+    loop_vars = None if isinstance(bound, Manual) or "loop_vars" not in bound.values \
+        else bound.values["loop_vars"].value
+    if _builds_backward(up):
+        entry = copy.copy(entry)
+        entry.safety = "unsafe"
+        entry.note = ("3.3.1's dygraph while_loop writes each step's results into the loop "
+                      "variables in place, so a backward through the loop fails when an op in "
+                      "the body saved one of them for its gradient (`a * a`: 'tensor_version "
+                      "... != wrapper_version_snapshot', checked; a leaf that needs a gradient "
+                      "cannot be written in place at all), and the tensors passed in change, "
+                      "where 1.8.5 ran the loop in Python and left them as they were: in "
+                      "dygraph write the loop in Python instead, `vs = [i, x]` then `while "
+                      "cond(*vs): vs = body(*vs)`")
+        return up.apply_entry(original, updated, entry)
+    if loop_vars is not None and not isinstance(loop_vars, (cst.List, cst.Tuple)):
+        entry = copy.copy(entry)
+        entry.safety = "unsafe"
+        entry.note = ("in dygraph 1.8.5 left the tensors passed as loop_vars unchanged, while "
+                      "today's while_loop assigns each step's results into them; loop_vars is "
+                      "not a literal list here, so they cannot be copied: pass "
+                      "[paddle.assign(v) for v in loop_vars] where they are read after the loop")
+        return up.apply_entry(original, updated, entry)
+    new = up.apply_entry(original, updated, entry)
+    if not isinstance(new, cst.Call) or new is updated or loop_vars is None:
+        return new
+    kept = _read_later(up, original, loop_vars)
+    args = list(new.args)
+    for k, arg in enumerate(args):
+        if (arg.keyword is None and k == 2) or (arg.keyword is not None and arg.keyword.value == "loop_vars"):
+            if isinstance(arg.value, (cst.List, cst.Tuple)):
+                args[k] = arg.with_changes(value=_copy_elements(arg.value, kept))
+            break
+    return new.with_changes(args=args)
+
+
+def _read_later(up, original: cst.Call, loop_vars) -> set:
+    """Names among the loop variables read after the call statement (or elsewhere in a
+    Python loop around it) that the assignment of the call's result does not rebind; every
+    name when the call is not a simple statement."""
+    names = {el.value for el in _elements(loop_vars) if isinstance(el, cst.Name)}
+    stmt = up.stmt_stack[-1][0] if up.stmt_stack else None
+    if not names or not isinstance(stmt, cst.SimpleStatementLine):
+        return names
+    rebound = set()
+    for small in stmt.body:
+        if isinstance(small, cst.Assign) and small.value is original:
+            for t in small.targets:
+                _target_names(t.target, rebound)
+    line, _, end, _ = up.pos(stmt)
+    loads, loops = _survey(up)
+    later = set()
+    for name in names - rebound:
+        lines = loads.get(name, ())
+        if any(l > end for l in lines) or any(
+                a <= line <= b and any(a <= l <= b and not line <= l <= end for l in lines)
+                for a, b in loops):
+            later.add(name)
+    return later
+
+
+def _copy_elements(node, kept: set):
+    elements = []
+    for el in node.elements:
+        v = el.value
+        if isinstance(v, (cst.List, cst.Tuple)):
+            v = _copy_elements(v, kept)
+        elif (isinstance(v, cst.Name) and v.value in kept) or isinstance(v, (cst.Attribute, cst.Subscript)):
+            v = cst.Call(func=cst.parse_expression("paddle.assign"), args=[cst.Arg(value=v)])
+        elements.append(el.with_changes(value=v))
+    return node.with_changes(elements=elements)
 
 
 def _elements(node):
