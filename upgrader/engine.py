@@ -926,7 +926,9 @@ class Upgrader(FastTransformer):
             if why:  # this call has no faithful rewrite in this module
                 self.report_entry(original, entry, False, manual=why)
                 return updated
-        why = _unsafe_args(entry, updated) if entry.safety == "safe" else None
+        excuse = fixers.SAFE_ARGS.get(entry.name)
+        why = _unsafe_args(entry, updated, None if excuse is None else (
+            lambda name: excuse(self, updated, entry, name))) if entry.safety == "safe" else None
         if not why and entry.safety == "safe" and entry.name in fixers.UNSAFE_CHECKS:
             why = fixers.UNSAFE_CHECKS[entry.name](self, original, entry)
         if why:  # an argument that makes this call's rewrite change results
@@ -1223,11 +1225,12 @@ _NOT_CALLING_BUILTINS = frozenset({"isinstance", "issubclass", "super", "type", 
                                    "setattr", "id", "print", "repr", "str", "vars", "dir", "callable"})
 
 
-def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
+def _unsafe_args(entry: Entry, call: cst.Call, excused=None) -> Optional[str]:
     """The reason an argument passed to this call makes its rewrite unsafe (an
     ``unsafe_if_set`` spec given a value other than the legacy default, an
     ``unsafe_below`` / ``unsafe_above`` spec given a non-literal or a number, or list of
-    numbers, with one below / above its bound), or None."""
+    numbers, with one below / above its bound), or None. ``excused(name)``: a fixer's
+    finding that this argument changes nothing here (fixers.SAFE_ARGS)."""
     specs = [(n, s) for n, s in entry.args.items()
              if s.unsafe_if_set or s.unsafe_below or s.unsafe_above]
     if not specs:
@@ -1251,6 +1254,8 @@ def _unsafe_args(entry: Entry, call: cst.Call) -> Optional[str]:
             continue
         p = entry.param(name)
         if p is not None and p.has_default and same_value(code_of(arg.value), p.default):
+            continue
+        if excused is not None and excused(name):
             continue
         return f"{name}={code_of(arg.value)}: {spec.unsafe_if_set}"
     return None

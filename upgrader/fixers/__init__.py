@@ -15,7 +15,9 @@ call statement of some of its structural entries lists those names in ``DELETES`
 one that decides per call whether a safe rule's rewrite changes results lists the legacy
 names in ``UNSAFE_WHEN`` and defines ``unsafe_reason(upgrader, call, entry)`` (one that
 decides per call that a rule has no faithful rewrite: ``MANUAL_WHEN`` and
-``manual_reason(upgrader, call, entry)``); one whose
+``manual_reason(upgrader, call, entry)``; one that finds an argument its rule marks
+unsafe harmless in a call: ``SAFE_ARGS_WHEN`` and ``safe_arg(upgrader, call, entry,
+name)``); one whose
 rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
 instead of the target) and adds it in ``finish_module(upgrader, module)``, which runs
 after the imports are settled (:func:`insert_after_head` places it).
@@ -124,6 +126,9 @@ FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, aft
 # legacy name -> unsafe_reason(upgrader, call, entry): why this call of a safe rule changes
 # results in this module (a module lists the names in UNSAFE_WHEN), or None
 UNSAFE_CHECKS: Dict[str, Callable] = {}
+# legacy name -> safe_arg(upgrader, call, entry, argument name): True when an argument
+# that makes the rule unsafe in general changes nothing in this module (SAFE_ARGS_WHEN)
+SAFE_ARGS: Dict[str, Callable] = {}
 # legacy name -> manual_reason(upgrader, call, entry): why this call of a rule has no
 # faithful rewrite in this module (a module lists the names in MANUAL_WHEN), or None
 MANUAL_CHECKS: Dict[str, Callable] = {}
@@ -140,6 +145,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     HELPERS.update(getattr(_mod, "HELPERS", {}))
     for _name in getattr(_mod, "UNSAFE_WHEN", ()):
         UNSAFE_CHECKS[_name] = _mod.unsafe_reason
+    for _name in getattr(_mod, "SAFE_ARGS_WHEN", ()):
+        SAFE_ARGS[_name] = _mod.safe_arg
     for _name in getattr(_mod, "MANUAL_WHEN", ()):
         MANUAL_CHECKS[_name] = _mod.manual_reason
     if hasattr(_mod, "finish_module"):

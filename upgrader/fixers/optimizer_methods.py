@@ -770,12 +770,16 @@ def _check_tied(up, original: cst.Call):
         dotted = None
     if ctor is not None:
         dotted = _ast_dotted(up, ctor.func)
-    if not dotted or not dotted.startswith("paddle.fluid.optimizer."):
-        return
+    if dotted and dotted.startswith("paddle.") and not dotted.startswith("paddle.fluid.optimizer."):
+        return  # not an optimizer of 1.8's
     if dotted in STATELESS and not _sgd_with_extras(up, ctor):
         return
+    # an optimizer the module does not show (built by a lambda, passed in, imported) may
+    # be stateful: reported too
+    opt = dotted.rsplit(".", 1)[1] if dotted and dotted.startswith("paddle.fluid.optimizer.") \
+        else f"the optimizer (`{code_of(owner).strip()}`, which may be stateful)"
     up.report(original, CODE, TIED.format(names=", ".join(repr(n) for n in sorted(names)),
-                                          opt=dotted.rsplit(".", 1)[1]),
+                                          opt=opt),
               "paddle.fluid.optimizer.Optimizer.minimize", "paddle.optimizer.Optimizer.minimize",
               "manual")
 
@@ -1210,12 +1214,21 @@ def _tied_guards(up):
                     below.append(v)
         level = below
     functions = {}
+    looped = set()  # ids of calls in a loop body: they may run (create a layer) repeatedly
+    for n in walk(tree):
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            looped.update(id(c) for st in n.body for c in walk(st) if isinstance(c, ast.Call))
+        elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            looped.update(id(c) for c in walk(n) if isinstance(c, ast.Call))
+
+    def times(call):
+        return 2 if id(call) in looped else 1
 
     def function_names(name):
         got = functions.get(name)
         if got is None:
             got = functions[name] = [x for c in walk(defs[name]) if isinstance(c, ast.Call)
-                                     for x in _literal_names(c)]
+                                     for x in _literal_names(c) for _ in range(times(c))]
         return got
 
     for w in guards:
@@ -1225,10 +1238,10 @@ def _tied_guards(up):
                 if not isinstance(n, ast.Call):
                     continue
                 for name in _literal_names(n):
-                    counts[name] = counts.get(name, 0) + 1
+                    counts[name] = counts.get(name, 0) + times(n)
                 if isinstance(n.func, ast.Name) and n.func.id in defs:
                     for name in function_names(n.func.id):
-                        counts[name] = counts.get(name, 0) + 1
+                        counts[name] = counts.get(name, 0) + times(n)
         names = {n for n, c in counts.items() if c > 1}
         if names:
             cached[(w.lineno, w.end_lineno)] = names
