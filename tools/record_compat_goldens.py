@@ -1986,6 +1986,31 @@ finally:
         else:
             os.environ[k] = v
 '''),
+    ("executor_infra_static", '''
+X = rng.randn(4, 3).astype('float32')
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data('x', [None, 3], 'float32')
+    y = fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(name='pe_w', initializer=fluid.initializer.Constant(0.3)), bias_attr=False)
+    loss = fluid.layers.reduce_mean(y * y)
+    fluid.optimizer.SGD(0.1).minimize(loss)
+fluid.memory_optimize(main, print_log=False)
+fluid.release_memory(main)
+bs = fluid.BuildStrategy()
+bs.enable_sequential_execution = True
+bs.remove_unnecessary_lock = False
+bs.is_distribution = False
+bs.gradient_scale_strategy = fluid.BuildStrategy.GradientScaleStrategy.One
+scope = fluid.Scope()
+with fluid.scope_guard(scope):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main, build_strategy=bs)
+    losses = [pe.run(fetch_list=[loss.name], feed={'x': X})[0] for _ in range(3)]
+    w = fluid.executor._fetch_var('pe_w')
+    t = fluid.executor._fetch_var('pe_w', scope=scope, return_numpy=False)
+out = losses + [w, np.array(t), np.array([pe.device_count])]
+'''),
 ]
 
 

@@ -177,3 +177,18 @@ class Executor(paddle.static.Executor):
 
 
 _lazy.attach(globals())
+
+
+@legacy("paddle.fluid.executor._fetch_var", replacement=(
+    "np.array(paddle.static.global_scope().find_var(name).get_tensor())"))
+def _fetch_var(name, scope=None, return_numpy=True):
+    """1.8's private ``fluid.executor._fetch_var``: a variable's value read from the scope."""
+    assert isinstance(name, str)
+    if scope is None:
+        scope = paddle.static.global_scope()
+    var = scope.find_var(name)
+    assert var is not None, (
+        "Cannot find " + name + " in scope. Perhaps you need to make the variable "
+        "persistable by using var.persistable = True in your program.")
+    tensor = var.get_tensor()
+    return np.array(tensor) if return_numpy else tensor
