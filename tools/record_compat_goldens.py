@@ -2011,6 +2011,21 @@ with fluid.scope_guard(scope):
     t = fluid.executor._fetch_var('pe_w', scope=scope, return_numpy=False)
 out = losses + [w, np.array(t), np.array([pe.device_count])]
 '''),
+    ("memory_usage_estimate_static", '''
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    with fluid.unique_name.guard():
+        x = fluid.data('x', [None, 13], 'float32')
+        y = fluid.data('y', [None, 1], 'float32')
+        h = fluid.layers.fc(x, 64, act='relu')
+        p = fluid.layers.fc(h, 1)
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(p, y))
+        fluid.optimizer.SGD(0.01).minimize(loss)
+lo, hi, unit = fluid.contrib.memory_usage(program=main, batch_size=32)
+empty = fluid.contrib.memory_usage(fluid.Program(), 4)
+# an estimate: today's program has other operators, the magnitude and the unit agree
+out = [np.array([int(lo), int(hi)]), np.array([unit == 'KB', empty[2] == 'B', empty[0] == 0.0])]
+'''),
 ]
 
 

@@ -37,4 +37,50 @@ def distributed_batch_reader(batch_reader):
     return decorate_for_multi_process
 
 
+_DTYPE_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int16": 2, "int32": 4,
+               "int64": 8, "bool": 1, "uint8": 1, "int8": 1}
+# values 1.8's ProgramDesc did not hold as operator outputs: parameters and data come from
+# the startup program / the feed, integer-array attributes are operands only today
+_NOT_OUTPUTS = ("builtin.parameter", "pd_op.data", "pd_op.full_int_array", "builtin.combine",
+                "builtin.split", "builtin.slice")
+
+
+@legacy("paddle.fluid.contrib.memory_usage", "paddle.fluid.contrib.memory_usage_calc.memory_usage",
+        replacement="paddle.device.cuda.max_memory_allocated() after a step")
+def memory_usage(program, batch_size):
+    """1.8's estimate: the bytes of every tensor an operator of the global block outputs,
+    a negative dimension counted as ``batch_size``, in B / KB / MB, returned as
+    ``(total * 1.05, total * 1.1, unit)``. Summed over today's (PIR) program, whose
+    operators are not 1.8's: an estimate of the same kind, not 1.8's number."""
+    import paddle
+    if batch_size <= 0:
+        raise ValueError("The batch size need to be positive.")
+    total = 0.0
+    seen = set()
+    for op in program.global_block().ops:
+        if op.name() in _NOT_OUTPUTS:
+            continue
+        for value in op.results():
+            if value.id in seen or not value.is_dense_tensor_type():
+                continue
+            seen.add(value.id)
+            count, negative = 1, 0
+            for d in value.shape:
+                if d < 0:
+                    negative += 1
+                    if negative > 1:
+                        raise ValueError("Var %s has more than one negative dim." % value)
+                    count *= batch_size * (-d)
+                else:
+                    count *= d
+            total += count * _DTYPE_SIZE.get(str(value.dtype).replace("paddle.", ""), 4)
+    unit = "B"
+    if total > 1024:
+        total, unit = total / 1024, "KB"
+        if total > 1024:
+            total, unit = total / 1024, "MB"
+    del paddle
+    return total * 1.05, total * 1.1, unit
+
+
 _lazy.attach(globals())
