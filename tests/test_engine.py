@@ -269,19 +269,29 @@ def test_save_load_dygraph_keep_1x_files():
     assert "import os\n" in out and "paddle.optimizer.Adam(parameters=model.parameters())" in out
 
 
-def test_save_dygraph_of_unknown_dict_is_manual():
-    r = up("import paddle.fluid as fluid\nfluid.save_dygraph(state, 'm')\n")
-    assert r.findings[0].fix == "manual"
-
-
-def test_save_dygraph_of_a_helper_result_is_manual():
-    """An optimizer made by a helper function must not be saved over the model's
-    .pdparams file: the origin of the state dict is unknown, so the call is manual."""
+def test_save_dygraph_of_unknown_dict_picks_its_suffix_at_run_time():
+    """A state dict whose origin the file does not show (a name, a helper's optimizer, an
+    imported model) goes through _fluid_save_dygraph, which chooses '.pdparams' or
+    '.pdopt' from the dict's first value as 1.8 did; guessing could write an optimizer's
+    state over the model's file."""
     for origin in ("make_optimizer(model)", "ImportedNet()", "self.build()"):
         r = up("import paddle.fluid as fluid\n"
                f"obj = {origin}\nfluid.save_dygraph(obj.state_dict(), 'm')\n")
         save = [f for f in r.findings if "save_dygraph" in f.legacy]
-        assert save and save[0].fix == "manual", origin
+        assert save and save[0].fix == "safe" and save[0].applied, origin
+        assert "_fluid_save_dygraph(obj.state_dict(), 'm')" in r.code, origin
+        assert "def _fluid_save_dygraph(state_dict, model_path):" in r.code
+        assert "isinstance(first, paddle.nn.Parameter)" in r.code
+    r = up("import paddle.fluid as fluid\nfluid.save_dygraph(state, 'm')\n")
+    assert r.findings[0].fix == "safe" and "_fluid_save_dygraph(state, 'm')" in r.code
+
+
+def test_save_dygraph_helper_name_taken_is_manual():
+    r = up("import paddle.fluid as fluid\n"
+           "def _fluid_save_dygraph(a, b):\n    pass\n"
+           "fluid.save_dygraph(state, 'm')\n")
+    save = [f for f in r.findings if "save_dygraph" in f.legacy]
+    assert save and save[0].fix == "manual" and "fluid.save_dygraph(state, 'm')" in r.code
 
 
 def test_full_reduction_keeps_1x_shape_1():
