@@ -359,6 +359,9 @@ class _Survey(FastVisitor):
                     self.inline_lr[id(a.value)] = node
         elif entry is not None:
             self._static_call(node, entry)
+        elif isinstance(node.func, cst.Name) and node.func.value == PARALLEL_HELPER:
+            # fix's own ParallelExecutor class (a re-check of upgraded code): the same runs
+            self._static_call(node, self.up.rules.lookup(PARALLEL))
         f = node.func
         if isinstance(f, cst.Attribute) and f.attr.value in DATASET_RUNS:
             self.dataset_runs.append(node)
@@ -468,8 +471,13 @@ def _modern(book) -> dict:
     if got is None:
         wanted = {GUARD, SCOPE_GUARD, COMPILED, DEFAULT_MAIN, DEFAULT_STARTUP, *NEW_SCOPE,
                   *EXECUTORS, *SAVES_WITH_COUNTER, *SAVES_WITHOUT_COUNTER}
+        from upgrader import fixers
         seen: dict = {}
         for e in book:
+            # an entry whose fix calls code added to the module (ParallelExecutor ->
+            # _FluidParallelExecutor) or deletes the call only names a namespace as target
+            if e.structural in fixers.HELPERS or e.structural in fixers.DELETING:
+                continue
             if e.target and (e.name in wanted or _is_optimizer(e) or _io(e.name)):
                 seen.setdefault(e.target, set()).add(e.name)
         # several io entries share a target (save_vars, load_vars): read as one that saved
@@ -502,6 +510,7 @@ COMPILED = "paddle.fluid.CompiledProgram"
 DEFAULT_MAIN = "paddle.fluid.default_main_program"
 DEFAULT_STARTUP = "paddle.fluid.default_startup_program"
 PARALLEL = "paddle.fluid.ParallelExecutor"
+PARALLEL_HELPER = "_FluidParallelExecutor"  # what fix makes of it (parallel_executor.py)
 DATASET_RUNS = ("train_from_dataset", "infer_from_dataset")   # a run per batch
 EXECUTORS = ("paddle.fluid.Executor", PARALLEL)
 #: keywords only Executor.run takes (a no-program `x.run(...)` without them is no executor run)
