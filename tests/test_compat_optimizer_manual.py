@@ -1,8 +1,9 @@
 """compat: the 1.x optimizer wrappers with no faithful counterpart on Paddle 3.3.1 raise
 LegacyAPIError with the rule's migration note instead of failing inside Paddle or
-training differently (ExponentialMovingAverage: paddle.static.ExponentialMovingAverage's
-constructor raises TypeError on PIR programs; LookaheadOptimizer: paddle.incubate.LookAhead
-rejects a 1.x inner optimizer and does not pull back at 1.8.5's step)."""
+training differently (LookaheadOptimizer: paddle.incubate.LookAhead rejects a 1.x inner
+optimizer and does not pull back at 1.8.5's step). ExponentialMovingAverage, whose
+paddle.static counterpart raises TypeError on PIR programs, is rebuilt by compat
+(compat/fluid/_ema.py, proven by its 1.8.5 snippet), so it builds here."""
 import subprocess
 import sys
 
@@ -26,8 +27,9 @@ with fluid.program_guard(main, startup):
 """
 
 
-def test_ema_and_lookahead_raise_with_migration():
+def test_lookahead_raises_with_migration_and_ema_builds():
     proc = subprocess.run([sys.executable, "-c", CODE], env=env(PYTHONWARNINGS="ignore"),
                           cwd=str(ROOT), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split().count("True") == 2, proc.stdout
+    lines = [l for l in proc.stdout.splitlines() if l.startswith(("no error", "raised"))]
+    assert lines == ["no error", "raised True"], proc.stdout

@@ -54,11 +54,21 @@ def _reference_tied(source: str) -> dict:
     except SyntaxError:
         return out
 
+    looped = set()  # calls in a loop body or a comprehension run repeatedly: counted twice
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            looped.update(id(c) for st in n.body for c in ast.walk(st) if isinstance(c, ast.Call))
+        elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            looped.update(id(c) for c in ast.walk(n) if isinstance(c, ast.Call))
+
+    def times(call):
+        return 2 if id(call) in looped else 1
+
     def literal_names(node):
         names = []
         for n in ast.walk(node):
             if isinstance(n, ast.Call):
-                names += optimizer_methods._literal_names(n)
+                names += optimizer_methods._literal_names(n) * times(n)
         return names
 
     functions = {f.name: literal_names(f) for f in ast.walk(tree)
@@ -75,7 +85,7 @@ def _reference_tied(source: str) -> dict:
             for n in ast.walk(st):
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions:
                     for name in functions[n.func.id]:
-                        counts[name] = counts.get(name, 0) + 1
+                        counts[name] = counts.get(name, 0) + times(n)
         names = {n for n, c in counts.items() if c > 1}
         if names:
             out[(w.lineno, w.end_lineno)] = names
@@ -96,6 +106,8 @@ _PIECES = [
     "with program_guard(main), other():\n    a = fluid.layers.fc(x, 4, param_attr=ParamAttr(name='q'))\n"
     "    b = fluid.layers.fc(x, 4, param_attr=ParamAttr('q', 'x'))\n",
     "with fluid.program_guard(main):\n    for i in range(2):\n        f(x); g(x)\n",
+    "with fluid.program_guard(main):\n    for w in ws:\n        e = fluid.layers.embedding(w, [9, 2], param_attr='t')\n",
+    "with fluid.program_guard(main):\n    es = [fluid.layers.fc(w, 2, param_attr='u') for w in ws]\n",
 ]
 
 
