@@ -258,6 +258,8 @@ def reason(f: dict) -> str:
         return "rewrite exists but is unsafe (applied only with --unsafe-fixes)"
     if any(w in last for w in LOD_WORDS):
         return "LoD / variable-length-sequence API (no LoD in 3.x)"
+    if code == "PU106" and not f.get("legacy", "").startswith("paddle.dataset."):
+        return "data pipeline: non-iterable loaders / py_reader read across functions or files (PU106)"
     return {
         "PU102": "API removed in 3.x without a drop-in counterpart (PU102)",
         "PU104": "optimizer / LR-decay / gradient-clip API removed (PU104)",
