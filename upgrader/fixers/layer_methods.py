@@ -6,7 +6,8 @@ What it does
     by keyword) loses that argument when it is the literal ``True`` (1.8's default, which
     is what 3.x always does), and the arguments after it become keywords:
     ``m.named_sublayers('m', True, True)`` → ``m.named_sublayers('m', include_self=True)``,
-    ``m.set_dict(sd, True, False)`` → ``m.set_dict(sd, use_structured_name=False)``.
+    ``m.set_dict(sd, True, False)`` → ``m.set_state_dict(sd, use_structured_name=False)``
+    (today's name of the same Layer method; a one-argument ``set_dict`` is renamed alike).
     ``m.sublayers(include_sublayers=False)`` (the literal ``False``, ``m`` a name or an
     attribute of one) becomes ``[]``, which is what 1.8.5 returned (the 1.8 transformer
     numbered its layer norms with ``len(self.sublayers(include_sublayers=False))``). Any
@@ -128,7 +129,12 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         new.append(a)
     if new:
         new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    # set_dict is spelled set_state_dict, as optimizer_methods spells a one-argument
+    # set_dict (the same Layer method today), so a second fix finds nothing to rename
+    modern = "set_state_dict" if name == "set_dict" else name
     up.report(original, CODE, f"`Layer.{name}(..., include_sublayers=True)` → "
-              f"`Layer.{name}(...)` (3.x has no include_sublayers; True was 1.8's default)",
-              legacy, f"paddle.nn.Layer.{name}", "safe", applied=True)
+              f"`Layer.{modern}(...)` (3.x has no include_sublayers; True was 1.8's default)",
+              legacy, f"paddle.nn.Layer.{modern}", "safe", applied=True)
+    if modern != name and isinstance(updated.func, cst.Attribute):
+        return updated.with_changes(args=new, func=updated.func.with_changes(attr=cst.Name(modern)))
     return updated.with_changes(args=new)
