@@ -11,7 +11,6 @@ Importing this package is cheap: it does not import Paddle. :func:`install` does
 """
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 
