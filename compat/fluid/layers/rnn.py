@@ -81,14 +81,13 @@ def _flatten(struct):
 @legacy("paddle.fluid.layers.RNNCell", "paddle.fluid.layers.rnn.RNNCell",
         replacement="paddle.nn.RNNCellBase")
 class RNNCell(object):
-    """1.8's cell protocol: ``call(inputs, states)`` -> ``(outputs, new_states)``,
-    ``state_shape`` / ``state_dtype`` for ``get_initial_states``."""
-
-    def call(self, inputs, states, **kwargs):
-        raise NotImplementedError("RNNCell must implent the call function.")
+    """1.8's cell protocol: a subclass defines ``call(inputs, states)`` -> ``(outputs,
+    new_states)`` and, for ``get_initial_states`` without ``shape``, ``state_shape``
+    (``state_dtype`` is optional: float32). A cell that lacks one raises
+    :class:`CellProtocolError` (a NotImplementedError, as 1.8 raised) where it is needed."""
 
     def __call__(self, inputs, states, **kwargs):
-        return self.call(inputs, states, **kwargs)
+        return _cell_step(self)(inputs, states, **kwargs)
 
     def get_initial_states(self, batch_ref, shape=None, dtype="float32", init_value=0,
                            batch_dim_idx=0):
@@ -96,12 +95,16 @@ class RNNCell(object):
         ``batch_ref``'s dimension ``batch_dim_idx`` (1.8: fill_constant_batch_size_like)."""
         from compat.fluid.layers.tensor import fill_constant_batch_size_like
         batch_ref = _flatten(batch_ref)[0]
-        shapes = self.state_shape if shape is None else shape
+        if shape is None:
+            if not hasattr(type(self), "state_shape"):
+                raise CellProtocolError("%s defines no state_shape: pass shape= to "
+                                        "get_initial_states or define it in the cell"
+                                        % type(self).__name__)
+            shapes = self.state_shape
+        else:
+            shapes = shape
         if dtype is None:
-            try:
-                dtype = self.state_dtype
-            except NotImplementedError:
-                dtype = "float32"
+            dtype = getattr(self, "state_dtype", "float32")
         dtypes = _flatten(dtype) if isinstance(dtype, (list, tuple)) else [dtype]
 
         def is_shape(v):
@@ -121,13 +124,18 @@ class RNNCell(object):
             return type(v)(build(e) for e in v)
         return build(shapes)
 
-    @property
-    def state_shape(self):
-        raise NotImplementedError("Please add implementaion for `state_shape` in the used cell.")
 
-    @property
-    def state_dtype(self):
-        raise NotImplementedError("Please add implementaion for `state_dtype` in the used cell.")
+class CellProtocolError(NotImplementedError):
+    """A user cell lacks a method or property of 1.8's RNNCell protocol."""
+
+
+def _cell_step(cell):
+    """The cell's ``call`` method (1.8's protocol), or CellProtocolError naming the cell."""
+    step = getattr(cell, "call", None)
+    if step is None:
+        raise CellProtocolError("%s defines no call(inputs, states): an RNNCell subclass "
+                                "must implement it" % type(cell).__name__)
+    return step
 
 
 def _suffixed(attr, suffix):
@@ -270,7 +278,7 @@ def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major=Fals
     outputs = []
     for t in range(steps):
         step_inputs = _map(lambda x: x[t], inputs)
-        out, new_states = cell.call(step_inputs, _map(lambda x: x, states), **kwargs)
+        out, new_states = _cell_step(cell)(step_inputs, _map(lambda x: x, states), **kwargs)
         if mask is not None:
             m = mask[t]
 
