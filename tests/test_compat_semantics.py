@@ -130,6 +130,6 @@ def test_compat_goldens_reverify_on_real_paddle_1_8_5():
     proc = subprocess.run([sys.executable, str(root / "tools" / "record_compat_goldens.py"),
                            "--verify", "--python", str(legacy)],
                           capture_output=True, text=True, timeout=900, cwd=str(root))
-    drift = [line for line in proc.stderr.splitlines() if line.startswith(("drift:", "error:"))]
+    drift = [line for line in proc.stderr.splitlines() if line.startswith(("drift:", "error:", "note:"))]
     assert proc.returncode == 0 and "0 drifted" in proc.stdout, (
         "\n".join(drift) or proc.stdout[-2000:] + proc.stderr[-2000:])

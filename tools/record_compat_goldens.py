@@ -2029,12 +2029,15 @@ out = [np.array([int(lo), int(hi)]), np.array([unit == 'KB', empty[2] == 'B', em
 ]
 
 
-def _worker(out_path):
-    """Runs inside the legacy interpreter: execute every snippet, dump the outputs."""
+def _worker(out_path, only=None):
+    """Runs inside the legacy interpreter: execute every snippet (or those named in
+    ``only``), dump the outputs."""
     import numpy as np
     import paddle.fluid as fluid
     records = {}
     for name, code in SNIPPETS:
+        if only is not None and name not in only:
+            continue
         ns = {"fluid": fluid, "__name__": "__snippet__"}
         try:
             exec(compile(PRELUDE + code, "<snippet %s>" % name, "exec"), ns)
@@ -2105,14 +2108,16 @@ def _legacy_api():
     return out
 
 
-def _record(python):
+def _record(python, only=None):
     import tempfile
     fd, tmp = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     try:
         env = dict(os.environ, GLOG_minloglevel="2", PYTHONHASHSEED="0")
-        subprocess.check_call([python, os.path.abspath(__file__), "--worker", tmp],
-                              cwd=tempfile.gettempdir(), env=env)
+        cmd = [python, os.path.abspath(__file__), "--worker", tmp]
+        if only:
+            cmd += ["--only", ",".join(only)]
+        subprocess.check_call(cmd, cwd=tempfile.gettempdir(), env=env)
         with open(tmp) as f:
             return json.load(f)
     finally:
@@ -2134,14 +2139,39 @@ def _same(a, b):
     return True
 
 
+def _difference(a, b):
+    """Where recording ``b`` departs from golden ``a``, in words (for the drift report)."""
+    if a.get("error") or b.get("error"):
+        return "error: %s" % (b.get("error") or a.get("error")).strip().splitlines()[-1]
+    if len(a["outputs"]) != len(b["outputs"]):
+        return "%d outputs, golden has %d" % (len(b["outputs"]), len(a["outputs"]))
+    parts = []
+    for i, (x, y) in enumerate(zip(a["outputs"], b["outputs"])):
+        if x["shape"] != y["shape"] or x["dtype"] != y["dtype"]:
+            parts.append("output %d: %s %s, golden %s %s" % (i, y["shape"], y["dtype"], x["shape"], x["dtype"]))
+            continue
+        worst = None
+        for k, (u, v) in enumerate(zip(x["values"], y["values"])):
+            if isinstance(u, float) or isinstance(v, float):
+                over = abs(u - v) / (ATOL + RTOL * abs(u))
+            else:
+                over = 0.0 if u == v else float("inf")
+            if over > 1 and (worst is None or over > worst[0]):
+                worst = (over, k, u, v)
+        if worst:
+            parts.append("output %d[%d]: %r, golden %r (%.3g x tolerance)" % (i, worst[1], worst[3], worst[2], worst[0]))
+    return "; ".join(parts)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", default=LEGACY_PYTHON, help="the Paddle 1.8.5 interpreter")
     ap.add_argument("--verify", action="store_true", help="re-run and compare, write nothing")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--only", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        _worker(args.worker)
+        _worker(args.worker, args.only.split(",") if args.only else None)
         sys.stdout.flush()
         os._exit(0)  # 1.8's reader threads can abort a normal interpreter shutdown
     got = _record(args.python)
@@ -2162,6 +2192,21 @@ def main(argv=None):
             old = json.load(f)
         drift = [n for n in got["snippets"] if n not in old["snippets"]
                  or not _same(old["snippets"][n], got["snippets"][n])]
+        if drift:
+            # A snippet runs after all those before it in one interpreter; 1.8.5 keeps
+            # process-wide state (scopes, name counters, allocator). A drifted snippet is
+            # run again alone in a fresh interpreter: matching there means the golden is
+            # what 1.8.5 computes for that code, and the sequence is reported, not failed.
+            alone = _record(args.python, only=drift)["snippets"]
+            for n in drift:
+                if n not in old["snippets"]:
+                    continue
+                print("note: %s drifted after the snippets before it (%s); alone: %s" % (
+                    n, _difference(old["snippets"][n], got["snippets"][n]),
+                    "matches" if _same(old["snippets"][n], alone[n])
+                    else _difference(old["snippets"][n], alone[n])), file=sys.stderr)
+            drift = [n for n in drift if n not in old["snippets"]
+                     or not _same(old["snippets"][n], alone[n])]
         for n in drift:
             print("drift: %s" % n, file=sys.stderr)
         print("%d snippets verified, %d drifted" % (len(got["snippets"]), len(drift)))
