@@ -121,6 +121,8 @@ class _Survey(FastVisitor):
         self.skip: set = set()
         self.calls: List[cst.Call] = []
         self.context: Dict[int, cst.Call] = {}                    # id(load) -> innermost call
+        self.statement: Optional[cst.SimpleStatementLine] = None
+        self.shown: Dict[int, cst.CSTNode] = {}                   # id(load outside calls) -> statement
         # static-graph decays (STATIC): where each call is, programs, executor runs
         self.statics: List[Tuple[cst.Call, object, int]] = []
         self.where: Dict[int, "_Where"] = {}                       # id(call) -> its context
@@ -266,6 +268,7 @@ class _Survey(FastVisitor):
 
     # bindings
     def visit_SimpleStatementLine(self, node):
+        self.statement = node
         if len(node.body) == 1:
             s = node.body[0]
             value = getattr(s, "value", None)
@@ -277,6 +280,9 @@ class _Survey(FastVisitor):
                     self.assigned[(s.targets[0].target.value, self.scopes[-1])] = value
                 for c in _statement_calls(value):
                     self.run_stmt[id(c)] = node
+
+    def leave_SimpleStatementLine(self, node):
+        self.statement = None
 
     def visit_Assign(self, node):
         for t in node.targets:
@@ -424,6 +430,8 @@ class _Survey(FastVisitor):
             self.loads.setdefault(node.value, []).append((self.scopes[-1], node))
             if self.calls:
                 self.context[id(node)] = self.calls[-1]
+            elif self.statement is not None:  # `return opt`, `self.opt = opt`: shown in notes
+                self.shown[id(node)] = self.statement
         return False
 
 
@@ -633,7 +641,10 @@ def _line(up, node) -> int:
 
 def _show(v: _Survey, node) -> str:
     """Short source of where a name is used: the innermost call around it."""
-    text = " ".join(code_of(v.context.get(id(node), node)).split())
+    shown = v.context.get(id(node)) or v.shown.get(id(node))
+    if isinstance(shown, cst.SimpleStatementLine):
+        shown = shown.body[0] if len(shown.body) == 1 else node
+    text = " ".join(code_of(shown or node).split())
     return text if len(text) <= 40 else text[:37] + "..."
 
 
