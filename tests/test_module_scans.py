@@ -4,6 +4,7 @@ against the same survey walking the whole module, and PU207's weight-tying scan
 (fixers/optimizer_methods.py ``_tied_guards``) against a reference that collects every
 function's literal names and walks each ``program_guard`` block twice."""
 import ast
+import collections
 import random
 import types
 from pathlib import Path
@@ -64,28 +65,33 @@ def _reference_tied(source: str) -> dict:
     def times(call):
         return 2 if id(call) in looped else 1
 
-    def literal_names(node):
-        names = []
-        for n in ast.walk(node):
-            if isinstance(n, ast.Call):
-                names += optimizer_methods._literal_names(n) * times(n)
-        return names
+    def tally(node, functions=None):
+        """Counter of literal names the node creates; one branch of an if runs (the larger)."""
+        if isinstance(node, (ast.If, ast.IfExp)):
+            body = node.body if isinstance(node, ast.If) else [node.body]
+            orelse = node.orelse if isinstance(node, ast.If) else [node.orelse]
+            a = sum((tally(x, functions) for x in body), collections.Counter())
+            b = sum((tally(x, functions) for x in orelse), collections.Counter())
+            return tally(node.test, functions) + (a | b)
+        got = collections.Counter()
+        if isinstance(node, ast.Call):
+            for name in optimizer_methods._literal_names(node):
+                got[name] += times(node)
+            if functions is not None and isinstance(node.func, ast.Name) and node.func.id in functions:
+                for name, c in functions[node.func.id].items():
+                    got[name] += c * times(node)
+        for child in ast.iter_child_nodes(node):
+            got += tally(child, functions)
+        return got
 
-    functions = {f.name: literal_names(f) for f in ast.walk(tree)
-                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = {f.name: sum((tally(st) for st in f.body), collections.Counter())
+                 for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for w in ast.walk(tree):
         if not isinstance(w, ast.With) or not any(
                 isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
                 for i in w.items):
             continue
-        counts = {}
-        for st in w.body:
-            for name in literal_names(st):
-                counts[name] = counts.get(name, 0) + 1
-            for n in ast.walk(st):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions:
-                    for name in functions[n.func.id]:
-                        counts[name] = counts.get(name, 0) + times(n)
+        counts = sum((tally(st, functions) for st in w.body), collections.Counter())
         names = {n for n, c in counts.items() if c > 1}
         if names:
             out[(w.lineno, w.end_lineno)] = names
@@ -108,6 +114,12 @@ _PIECES = [
     "with fluid.program_guard(main):\n    for i in range(2):\n        f(x); g(x)\n",
     "with fluid.program_guard(main):\n    for w in ws:\n        e = fluid.layers.embedding(w, [9, 2], param_attr='t')\n",
     "with fluid.program_guard(main):\n    es = [fluid.layers.fc(w, 2, param_attr='u') for w in ws]\n",
+    "with fluid.program_guard(main):\n    if a:\n        y = f(x)\n    else:\n        y = f(x) * 2\n",
+    "with fluid.program_guard(main):\n    if a:\n        y = fluid.layers.fc(x, 2, param_attr='w')\n"
+    "    elif b:\n        y = g(x)\n    else:\n        y = fluid.layers.fc(x, 2, param_attr='w') + f(x)\n",
+    "def k(x):\n    if x:\n        return fluid.layers.fc(x, 2, param_attr='v')\n"
+    "    return fluid.layers.fc(x, 3, param_attr='v') if x else f(x)\n",
+    "with fluid.program_guard(main):\n    y = k(x) if a else fluid.layers.fc(x, 2, param_attr='v')\n",
 ]
 
 

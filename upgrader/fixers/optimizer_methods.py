@@ -1224,24 +1224,48 @@ def _tied_guards(up):
     def times(call):
         return 2 if id(call) in looped else 1
 
+    def count(nodes, calls_defs=True):
+        """Literal names -> times the statements ``nodes`` create them. One branch of an
+        ``if`` (or ``a if t else b``) runs: its count is the larger of the two."""
+        out = {}
+
+        def add(name, c):
+            out[name] = out.get(name, 0) + c
+
+        todo = list(nodes)
+        while todo:
+            n = todo.pop()
+            t = type(n)
+            if t is ast.If or t is ast.IfExp:
+                todo.append(n.test)
+                body = n.body if t is ast.If else [n.body]
+                orelse = n.orelse if t is ast.If else [n.orelse]
+                a, b = count(body, calls_defs), count(orelse, calls_defs)
+                for name in set(a) | set(b):
+                    add(name, max(a.get(name, 0), b.get(name, 0)))
+                continue
+            if t is ast.Call:
+                for name in _literal_names(n):
+                    add(name, times(n))
+                if calls_defs and isinstance(n.func, ast.Name) and n.func.id in defs:
+                    for name, c in function_names(n.func.id).items():
+                        add(name, c * times(n))
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if type(v) is list:
+                    todo.extend(x for x in v if isinstance(x, ast.AST))
+                elif isinstance(v, ast.AST):
+                    todo.append(v)
+        return out
+
     def function_names(name):
         got = functions.get(name)
         if got is None:
-            got = functions[name] = [x for c in walk(defs[name]) if isinstance(c, ast.Call)
-                                     for x in _literal_names(c) for _ in range(times(c))]
+            got = functions[name] = count(defs[name].body, calls_defs=False)
         return got
 
     for w in guards:
-        counts = {}
-        for st in w.body:
-            for n in walk(st):
-                if not isinstance(n, ast.Call):
-                    continue
-                for name in _literal_names(n):
-                    counts[name] = counts.get(name, 0) + times(n)
-                if isinstance(n.func, ast.Name) and n.func.id in defs:
-                    for name in function_names(n.func.id):
-                        counts[name] = counts.get(name, 0) + times(n)
+        counts = count(w.body)
         names = {n for n, c in counts.items() if c > 1}
         if names:
             cached[(w.lineno, w.end_lineno)] = names
