@@ -59,8 +59,9 @@ Fix safety
     unchanged, and any other name (``hard_shrink``: 1.8 zeroed ``|x| == 0.5``, today's
     ``hardshrink`` keeps it) raises ``ValueError`` naming it (1.8 applied the op of that name; it
     is never silently left out or approximated). The argument is evaluated after the
-    layer instead of before it, so only names and attribute chains are accepted: any
-    other expression stays manual. Layer classes: 1.8 applied act at the end of the
+    layer instead of before it, so only names and attribute chains are accepted, also
+    indexed by an integer, a name or a string (``act=hidden_acts[i]`` in PaddleRec's DSSM
+    tower loop, ``act=cfg['act']``): any other expression stays manual. Layer classes: 1.8 applied act at the end of the
     layer's forward, the hook at the end of every call of the layer (``layer(x)``, through
     ``Sequential``, ``getattr``, a helper): the same, except a direct ``layer.forward(x)``,
     so a module that calls ``.forward(...)`` of anything but ``super()`` keeps them manual,
@@ -83,13 +84,18 @@ from upgrader.args import ACT_HELPER as HELPER, ACT_LAYER_HELPER as LAYER_HELPER
 
 CODE = "PU101"
 
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*")
+_NAME = r"[A-Za-z_][A-Za-z_0-9]*"
+#: a name or attribute chain, each part optionally indexed by an integer, a name or
+#: attribute chain, or a plain string (``acts[i]``, ``self._acts[-1]``, ``cfg['act']``):
+#: nothing the layer call could change before it is read
+_DOTTED = re.compile(
+    rf"{_NAME}(\.{_NAME}|\[\s*(-?\d+|{_NAME}(\.{_NAME})*|'[^'\\{{}}]*'|\"[^\"\\{{}}]*\")\s*\])*")
 
 
 def template(act_src: str) -> Optional[str]:
     """The wrap template for a non-literal ``act`` source, or None when the source is not
-    a plain name or attribute chain (evaluated after the layer, so it must not depend on
-    the call)."""
+    a plain name or attribute chain, optionally indexed by constants or names
+    (``hidden_acts[i]``; evaluated after the layer, so it must not depend on the call)."""
     src = act_src.strip()
     if not _DOTTED.fullmatch(src) or src in ("None", "True", "False"):
         return None
