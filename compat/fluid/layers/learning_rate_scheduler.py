@@ -31,7 +31,7 @@ __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
            "linear_lr_warmup", "LegacyDecay", "LearningRateDecay", "PiecewiseDecay",
            "NaturalExpDecay", "ExponentialDecay", "InverseTimeDecay", "PolynomialDecay",
            "CosineDecay", "NoamDecay", "LinearLrWarmup", "ReduceLROnPlateau", "StepDecay",
-           "MultiStepDecay", "LambdaDecay"]
+           "MultiStepDecay", "LambdaDecay", "graph_value"]
 
 
 def _f(x):
@@ -577,6 +577,56 @@ def _graph_polynomial_decay(learning_rate, decay_steps, end_learning_rate, power
     else:
         step = paddle.minimum(step, steps)
     return (learning_rate - end_learning_rate) * ((1.0 - step / steps) ** power) + end_learning_rate
+
+
+def graph_value(decay):
+    """A static decay used as a value of the graph (PaddleCV's ``lr_warmup(learning_rate,
+    ...)``: ``assign(learning_rate, lr)`` inside a ``Switch`` block, where 1.x's decay was
+    the float32 [1] variable its ops computed from the program's global step): the same
+    formula built as graph ops on the program's ``_decay_step_counter()``, which 1.8's
+    static decays read too (one counter per program, 0 at the first run). Decays with
+    another start (``noam_decay``: 1) or that are not static raise."""
+    if isinstance(decay, PolynomialDecay):
+        return _graph_polynomial_decay(decay.learning_rate, decay.decay_steps,
+                                       decay.end_learning_rate, decay.power, decay.cycle)
+    if isinstance(decay, _StaticWarmup):
+        step = _decay_step_counter()
+        base = decay.learning_rate
+        if isinstance(base, LegacyDecay):
+            base = graph_value(base)
+        elif not isinstance(base, paddle.pir.Value):
+            base = paddle.full([1], float(base), "float32")
+        warm = decay.start_lr + (decay.end_lr - decay.start_lr) * (step / float(decay.warmup_steps))
+        return paddle.where(step < float(decay.warmup_steps), warm, base)
+    kinds = (PiecewiseDecay, ExponentialDecay, NaturalExpDecay, InverseTimeDecay, CosineDecay)
+    if not isinstance(decay, kinds) or type(decay).__module__ != __name__ or not decay._static:
+        from compat._runtime import manual_error
+        raise manual_error("paddle.fluid.layers." + _SNAKE.get(type(decay).__name__, type(decay).__name__),
+                           "this decay is used as a value of the graph (assign, arithmetic); "
+                           "build the rate from the step counter by hand")
+    step = _decay_step_counter()
+    if isinstance(decay, PiecewiseDecay):
+        out = paddle.full([1], float(decay.values[-1]), "float32")
+        for b, v in reversed(list(zip(decay.boundaries, decay.values))):
+            out = paddle.where(step < float(b), paddle.full([1], float(v), "float32"), out)
+        return out
+    if isinstance(decay, CosineDecay):
+        epoch = paddle.floor(step / float(decay.step_each_epoch))
+        return decay.learning_rate * 0.5 * (paddle.cos(epoch * (math.pi / decay.epochs)) + 1)
+    div = step / float(decay.decay_steps)
+    if decay.staircase:
+        div = paddle.floor(div)
+    if isinstance(decay, ExponentialDecay):
+        return decay.learning_rate * paddle.pow(paddle.full([1], float(decay.decay_rate), "float32"), div)
+    if isinstance(decay, NaturalExpDecay):
+        return decay.learning_rate * paddle.exp(-1 * decay.decay_rate * div)
+    return decay.learning_rate / (1 + decay.decay_rate * div)
+
+
+_SNAKE = {"PiecewiseDecay": "piecewise_decay", "ExponentialDecay": "exponential_decay",
+          "NaturalExpDecay": "natural_exp_decay", "InverseTimeDecay": "inverse_time_decay",
+          "CosineDecay": "cosine_decay", "NoamDecay": "noam_decay",
+          "PolynomialDecay": "polynomial_decay", "_StaticWarmup": "linear_lr_warmup"}
 
 
 @legacy("paddle.fluid.layers.piecewise_decay", "paddle.fluid.layers.learning_rate_scheduler.piecewise_decay",

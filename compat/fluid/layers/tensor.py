@@ -69,6 +69,25 @@ def concat(input, axis=0, name=None):
     return _rule_concat(input, axis=axis, name=name)
 
 
+_rule_assign = None
+
+
+@legacy("paddle.fluid.layers.assign", "paddle.fluid.layers.tensor.assign", warn=False)
+def assign(input, output=None):
+    """The rule database's assign; a static learning-rate decay as ``input`` is its
+    value in the graph (1.x's decay was a variable: PaddleCV's ``lr_warmup`` assigns a
+    ``piecewise_decay`` into its warmup rate inside a ``Switch`` block)."""
+    global _rule_assign
+    if _rule_assign is None:
+        from compat import _runtime, _wrap
+        e = _runtime.entry("paddle.fluid.layers.assign")
+        _rule_assign = _wrap._make_function(e, _wrap.resolve(e.target))
+    from compat.fluid.layers import learning_rate_scheduler as lrs
+    if isinstance(input, lrs.LegacyDecay) and not paddle.in_dynamic_mode():
+        input = lrs.graph_value(input)
+    return _rule_assign(input, output=output)
+
+
 def _grad_through_all(values):
     """In a static (PIR) program, a float concat of inputs that need a gradient and inputs
     that do not: the latter go through a copy that takes one (and hands nothing on, its
