@@ -373,6 +373,10 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
         if spec.drop_if_default:
             if default is not None and same_value(src, default):
                 return None
+            if literal(src)[0] != "ok":
+                return Manual(f"{pname}={src} is not a literal, so it may differ from the 1.8 "
+                              f"default {default}; the modern API has no '{pname}' (drop it "
+                              f"where it is {default})")
             return Manual(f"{pname}={src} differs from the 1.8 default {default}; "
                           f"the modern API has no '{pname}'")
         if spec.act:
