@@ -26,6 +26,8 @@ CODE_DOCS: Dict[str, str] = {
     "PU106": "Data pipeline (readers, DataLoader, DataFeeder).",
     "PU201": "Dygraph blocks: `with fluid.dygraph.guard()` unwrapped, and what 1.8 set up "
              "inside one (the program's random seed).",
+    "PU207": "Optimizer methods whose 1.x spelling is gone: minimize/backward arguments "
+             "given as names, renamed methods, weight tying in one program.",
     "PU301": "Places and device selection.",
     "PU302": "Device queries.",
 }

@@ -132,6 +132,15 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             rewritten = _names_to_parameters(up, original, updated)
             if rewritten is not None:
                 return rewritten
+        if named == "no_grad_set":
+            up.report(original, CODE, "`minimize(no_grad_set=...)` lists variables by name: "
+                      "put the variables themselves in the set (today's minimize takes only "
+                      "variables: names raise TypeError on 3.x, and reading `<var>.name` of an "
+                      "operator's PIR value raises ValueError; parameters named by strings: "
+                      "[p for p in program.global_block().all_parameters() if p.name in names])",
+                      "paddle.fluid.optimizer.Optimizer.minimize",
+                      "paddle.optimizer.Optimizer.minimize", "manual")
+            return updated
         if named:
             up.report(original, CODE, f"`minimize({named}=...)` lists parameters by name: today's "
                       "minimize takes only parameter values (names raise TypeError on 3.x); pass "
@@ -241,9 +250,40 @@ def _names_given(call: cst.Call, up=None):
         if isinstance(v, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and _stringy(v.elt):
             return kw
         if isinstance(v, cst.Name) and up is not None and (
-                v.value in _name_lists(up) or v.value in _pure_name_lists(up)):
+                v.value in _name_lists(up) or v.value in _pure_name_lists(up)
+                or v.value in _grown_with_names(up)):
+            from upgrader.fixers.no_grad_names import no_grad_only_sets
+            if kw == "no_grad_set" and v.value in no_grad_only_sets(up):
+                continue  # its .names are stripped where it is built (no_grad_names.py)
             return kw
     return None
+
+
+def _grown_with_names(up) -> set:
+    """Names the module grows with a parameter or variable name: ``<it>.add(<name>)`` /
+    ``<it>.append(<name>)``, ``<it>.update(...)`` / ``<it>.extend(...)`` of a display or
+    comprehension of names (deeplabv3+'s ``no_grad_set.add(label_nignore.name)``)."""
+    cached = getattr(up, "_grown_with_names", None)
+    if cached is not None:
+        return cached
+    out: set = set()
+    up._grown_with_names = out
+    if ".add(" not in up.source and ".append(" not in up.source and ".update(" not in up.source \
+            and ".extend(" not in up.source:
+        return out
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
+            arg, method = node.args[0], node.func.attr
+            if method in ("add", "append") and _stringy_ast(arg) or method in ("update", "extend") and (
+                    isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and any(_stringy_ast(e) for e in arg.elts)
+                    or isinstance(arg, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and _stringy_ast(arg.elt)):
+                out.add(node.func.value.id)
+    return out
 
 
 NAME_FILTER = "[_p for _p in {loss}.block.program.global_block().all_parameters() if _p.name in {names}]"
