@@ -50,7 +50,7 @@ def _transform(e: Entry) -> bool:
     hit = False
     for s in e.args.values():
         if s.transform:
-            s.transform, hit = None, True
+            s.transform, s.transform_when, hit = None, None, True
     return hit
 
 

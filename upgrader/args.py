@@ -184,7 +184,7 @@ def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
         arg = bound.values[pname]
         before = len(out)
         try:
-            res = _map_one(entry, pname, arg, out, wraps, named, call_args)
+            res = _map_one(entry, pname, arg, out, wraps, named, call_args, bound)
         finally:
             if len(out) == before:
                 dropped_at[pname] = before
@@ -330,7 +330,18 @@ def _drop_default_duplicates(entry: Entry, bound: Bound, out):
     return keep
 
 
-def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, call_args=None):
+def _transform_applies(entry: Entry, spec, bound: Optional[Bound]) -> bool:
+    """An argument's ``transform`` applies: always, or with ``transform_when`` only when
+    that other argument is passed with a value other than its legacy default."""
+    if not spec.transform:
+        return False
+    if spec.transform_when is None or bound is None:
+        return True
+    return not _unset(entry, spec.transform_when, bound)
+
+
+def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, call_args=None,
+             bound=None):
     """Map one bound argument; appends to ``out``/``wraps``/``call_args`` or returns Manual."""
     value = arg.value
     src = code_of(value)
@@ -410,7 +421,7 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
                               f"({', '.join(f'{k} -> {v}' for k, v in spec.values.items())})")
             if hit is not None:
                 value = cst.parse_expression(spec.values[hit])
-        if spec.transform:
+        if _transform_applies(entry, spec, bound):
             if spec.transform.count("{}") > 1 and not _simple(value):
                 return Manual(f"`{code_of(value)}` would be evaluated more than once in the "
                               "rewrite; assign it to a variable first")
@@ -444,7 +455,8 @@ def _templates(entry: Entry, bound: Optional[Bound] = None) -> List[str]:
             arg = bound.values.get(pname)
             if arg is None or (spec.unless is not None and same_value(code_of(arg.value), spec.unless)):
                 wrap = None
-        out += [t for t in (spec.transform, wrap, spec.default, spec.wrap_if_default) if t]
+        transform = spec.transform if bound is None or _transform_applies(entry, spec, bound) else None
+        out += [t for t in (transform, wrap, spec.default, spec.wrap_if_default) if t]
     return out
 
 

@@ -152,7 +152,8 @@ def arg_changes(e: Entry) -> List[str]:
         else:
             parts = [f"`{name}` → `{s.rename or name}`"]
             if s.transform:
-                parts.append(f"value `{s.transform}`")
+                parts.append(f"value `{s.transform}`" + (
+                    f" when `{s.transform_when}` is not its 1.8 default" if s.transform_when else ""))
             if s.values:
                 parts.append("values " + ", ".join(f"{k}→{v}" for k, v in s.values.items()))
             if s.default is not None:

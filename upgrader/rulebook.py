@@ -33,7 +33,7 @@ MODES = {"any", "static", "dygraph"}
 ARG_KEYS = {"rename", "drop", "drop_if_default", "manual_if_set", "transform", "values",
             "act", "wrap", "unless", "default", "wrap_if_default", "manual_values",
             "unsafe_if_set", "positional_only", "unsafe_below", "unsafe_above", "call_arg",
-            "manual_if_unset", "wrap_also_for"}
+            "manual_if_unset", "wrap_also_for", "transform_when"}
 ENTRY_KEYS = {"aliases", "kind", "signature", "target", "safety", "mode", "code", "note",
               "args", "extra", "wrap", "rename_only", "structural", "example",
               "doc_example", "numeric_tolerance", "why", "returns", "decorator",
@@ -77,6 +77,9 @@ class ArgSpec:
     unsafe_above: Optional[Dict[str, Any]] = None  # {bound, why}
     call_arg: Optional[str] = None  # keyword of the call the entry wrap makes (layer(x, kw=...))
     manual_if_unset: Optional[str] = None  # why the call is manual without this argument
+    # the transform applies only when this other legacy argument is passed with a value
+    # other than its legacy default (fc's input flattened for num_flatten_dims != 1)
+    transform_when: Optional[str] = None
 
 
 @dataclass
@@ -183,6 +186,8 @@ def _arg_spec(file: str, name: str, pname: str, raw: Any) -> ArgSpec:
             or not all(isinstance(v, str) for v in spec.wrap_also_for)):
         raise _err(file, name, f"args.{pname}.wrap_also_for must be a list of literal source "
                    "texts, next to wrap_if_default")
+    if spec.transform_when is not None and (spec.transform is None or not isinstance(spec.transform_when, str)):
+        raise _err(file, name, f"args.{pname}.transform_when must name a legacy argument, next to transform")
     for key in ("wrap", "wrap_if_default"):
         t = getattr(spec, key)
         if t is not None and "{call}" not in t:
