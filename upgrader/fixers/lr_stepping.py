@@ -140,6 +140,7 @@ class _Survey(FastVisitor):
         self.executors: set = set()                                # names assigned an Executor
         self.parallel: List[cst.Call] = []                         # ParallelExecutor(...)
         self.method_on: Dict[int, cst.Call] = {}                   # id(call) -> call.method(...)
+        self.arg_of: Dict[int, cst.Call] = {}                      # id(call) -> f(..., call, ...)
         self.lambdas: set = set()                                  # scopes that are lambdas
         self.params: set = set()                                   # (name, scope) parameters
         self.dataset_runs: List[cst.Call] = []                     # exe.train_from_dataset(...)
@@ -381,6 +382,9 @@ class _Survey(FastVisitor):
             self.chained[id(f.value)] = node
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Call):
             self.method_on[id(f.value)] = node
+        for a in node.args:
+            if isinstance(a.value, cst.Call):
+                self.arg_of[id(a.value)] = node
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name):
             self.methods.setdefault((f.value.value, scope), []).append((f.attr.value, node))
             self.skip.add(id(f.value))
@@ -1022,6 +1026,17 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         if id(call) in v.inline_lr:
             return d.fail(f"built inline as the optimizer's learning_rate, so it cannot be "
                           f"stepped: bind it (`lr = ...`), then {advance}")
+        outer = v.arg_of.get(id(call))
+        if outer is not None and _entry(up, outer.func) is None:
+            # PaddleCV's lr_warmup(piecewise_decay(...), ...) assigns it into a graph rate
+            fname = " ".join(code_of(outer.func).split())
+            return d.fail(f"passed to `{fname}(...)`, where it cannot be stepped: the optimizer "
+                          f"needs one paddle.optimizer.lr scheduler, stepped after each exe.run(). "
+                          f"If that function hands the decay to an optimizer, bind it (`lr = ...`), "
+                          f"then {advance}; if it uses it in graph ops (assign, arithmetic, a "
+                          f"Switch: a custom warmup), a scheduler cannot be a graph value: write "
+                          f"the whole schedule as one scheduler (e.g. LambdaDecay) for the "
+                          f"optimizer")
         return d.fail(f"not bound to a plain name, so it cannot be stepped: bind it "
                       f"(`lr = ...`), then {advance}")
     if hoist is None and not _plain_binding(v, name, scope):
