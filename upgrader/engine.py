@@ -61,6 +61,7 @@ RULE_NAMES = {
     "PU217": "static-amp-decorate",
     "PU218": "layer-include-sublayers",
     "PU219": "variable-truth-test",
+    "PU220": "layer-eval-mode",
     "PU900": "unused-noqa",
     "PU301": "device-place",
     "PU302": "device-query",
