@@ -108,11 +108,59 @@ def translate(value, program):
     return value
 
 
+def _ops_of(block):
+    for op in block.ops:
+        yield op
+        for inner in op.blocks():
+            yield from _ops_of(inner)
+
+
+def adopt_foreign_operands(program) -> None:
+    """Ops built in a clone of a program (``program_guard(main.clone())``, PaddleCV gan's
+    trainers: ``self.program = fluid.default_main_program().clone()``, then the networks
+    built under ``program_guard(self.program)`` on the data variables made before) read
+    values of the program it was cloned from: 1.x resolved such an input by name in the
+    clone, which had copied it. PIR ops keep the source program's value (running or
+    cloning the clone then fails: "Not found key in IRMapping"), so each such operand is
+    pointed at the clone's copy of the value."""
+    if getattr(program, "_compat_source", None) is None:
+        return
+    count = program.global_block().num_ops()
+    if getattr(program, "_compat_adopted", None) == count:
+        return
+    for op in _ops_of(program.global_block()):
+        for i in range(op.num_operands()):
+            operand = op.operand(i)
+            v = operand.source()
+            if not v.initialized():
+                continue
+            owner = program_of(v)
+            if owner is None or owner is program:
+                continue
+            new = translate(v, program)
+            if new is not v:
+                operand.set_source(new)
+    program._compat_adopted = count
+
+
+def _set_parameter_name(op):
+    """The parameter a startup program's ``builtin.set_parameter`` op initializes, or None
+    (1.x startup blocks listed every parameter they initialized among their variables)."""
+    if op.name() != "builtin.set_parameter":
+        return None
+    try:
+        return op.attrs().get("parameter_name")
+    except Exception:
+        return None
+
+
 def _block_find(block, name):
     for op in block.ops:
         for r in op.results():
             if _own_name(r) == name or _names_by_id.get(r.id) == name:
                 return r
+        if _set_parameter_name(op) == name:
+            return op.operand_source(0)
     return None
 
 
@@ -132,7 +180,21 @@ def _block_vars(self):
             name = _own_name(r) or _names_by_id.get(r.id)
             if name and name not in out:
                 out[name] = r
+        name = _set_parameter_name(op)
+        if name and name not in out:
+            out[name] = op.operand_source(0)
     return out
+
+
+def _input_arg_names(self):
+    """1.x ``Operator.input_arg_names``: the names of the variables the op reads (values
+    without a name of their own get compat's generated name, which ``Block.var`` finds)."""
+    return [o.source().name for o in self.operands() if o.source().initialized()]
+
+
+def _output_arg_names(self):
+    """1.x ``Operator.output_arg_names``: the names of the variables the op writes."""
+    return [r.name for r in self.results()]
 
 
 def _current_block(self):
@@ -153,6 +215,7 @@ def _clone(self, *args, **kwargs):
         return _orig_clone(self, *args, **kwargs)
     if args:
         for_test = args[0]
+    adopt_foreign_operands(self)
     mapping = pir.IrMapping()
     new = _orig_clone(self, mapping)
     new._compat_source = self
@@ -307,6 +370,10 @@ def install() -> None:
         pir.Block.var = _block_var
     if not hasattr(pir.Block, "vars"):
         pir.Block.vars = property(_block_vars)
+    if not hasattr(pir.Operation, "input_arg_names"):
+        pir.Operation.input_arg_names = property(_input_arg_names)
+    if not hasattr(pir.Operation, "output_arg_names"):
+        pir.Operation.output_arg_names = property(_output_arg_names)
     if not hasattr(pir.Block, "has_var"):
         pir.Block.has_var = lambda self, name: _block_find(self, name) is not None
     if _orig_seed is not None:
