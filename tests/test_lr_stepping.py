@@ -129,3 +129,17 @@ def test_minimize_in_a_one_line_suite_is_manual():
     res = _fix(src)
     assert not _stepped(res.code)
     assert "`opt.minimize()` is inside an expression" in res.code
+
+
+def test_factory_returning_the_optimizer_says_how_to_reach_the_scheduler():
+    # models/dygraph's optimizer_setting(): the optimizer is returned, its minimize() is the
+    # caller's; the note names the return and asks for the scheduler to be returned too
+    src = HEAD + """def optimizer_setting(params):
+    lr = fluid.dygraph.PiecewiseDecay([2], [0.1, 0.01], 0)
+    opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=params)
+    return opt
+"""
+    res = _fix(src)
+    (f,) = [f for f in res.findings if f.code == "PU104" and f.fix == "manual"]
+    assert "optimizer `opt` is returned (`return opt`): return `lr` with it, then call " \
+           "`lr.step()` after each of its minimize() calls" in f.message

@@ -678,13 +678,19 @@ def _foreign_loads(v: _Survey, name: str, scope: int) -> List[cst.Name]:
     return out
 
 
-def _optimizer_escapes(v: _Survey, oname: str, scope: int, there: str, beyond: str) -> Optional[str]:
+def _optimizer_escapes(v: _Survey, oname: str, scope: int, there: str, beyond: str,
+                       returned: Optional[str] = None) -> Optional[str]:
     """Why optimizer ``oname`` cannot be traced (read in another scope, or used beyond
-    ``minimize()`` in its own), each reason ending with what to do; None when it can."""
+    ``minimize()`` in its own), each reason ending with what to do; None when it can.
+    ``returned``: the advice when it is returned (an optimizer factory)."""
     for node in _foreign_loads(v, oname, scope):
         return f"optimizer `{oname}` is used in another scope (`{_show(v, node)}`): {there}"
     for sc, node in v.loads.get(oname, []):
         if sc == scope:
+            stmt = v.shown.get(id(node))
+            if returned is not None and isinstance(stmt, cst.SimpleStatementLine) and \
+                    isinstance(stmt.body[0], cst.Return):
+                return f"optimizer `{oname}` is returned (`{_show(v, node)}`): {returned}"
             return f"optimizer `{oname}` is used beyond minimize() (`{_show(v, node)}`): {beyond}"
     return None
 
@@ -758,7 +764,12 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
             return d.fail(f"its optimizer (`{code_of(ocall.func)}(...)`) is not a plain name "
                           f"assigned once: {advance}")
         d.optimizers.append(oname)
-        why = _optimizer_escapes(v, oname, scope, f"{advance} there", f"{advance} wherever it steps")
+        returned = (f"return `{sched}` with it, then call `{sched}.step()` after each of its "
+                    f"minimize() calls")
+        if advance.startswith("bind it"):
+            returned = f"bind the scheduler (`{sched} = ...`), {returned}"
+        why = _optimizer_escapes(v, oname, scope, f"{advance} there", f"{advance} wherever it steps",
+                                 returned if step_based else None)
         if why is not None:
             return d.fail(why)
         for method, mcall in v.methods.get((oname, scope), []):
