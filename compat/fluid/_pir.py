@@ -108,6 +108,41 @@ def translate(value, program):
     return value
 
 
+def _ops_of(block):
+    for op in block.ops:
+        yield op
+        for inner in op.blocks():
+            yield from _ops_of(inner)
+
+
+def adopt_foreign_operands(program) -> None:
+    """Ops built in a clone of a program (``program_guard(main.clone())``, PaddleCV gan's
+    trainers: ``self.program = fluid.default_main_program().clone()``, then the networks
+    built under ``program_guard(self.program)`` on the data variables made before) read
+    values of the program it was cloned from: 1.x resolved such an input by name in the
+    clone, which had copied it. PIR ops keep the source program's value (running or
+    cloning the clone then fails: "Not found key in IRMapping"), so each such operand is
+    pointed at the clone's copy of the value."""
+    if getattr(program, "_compat_source", None) is None:
+        return
+    count = program.global_block().num_ops()
+    if getattr(program, "_compat_adopted", None) == count:
+        return
+    for op in _ops_of(program.global_block()):
+        for i in range(op.num_operands()):
+            operand = op.operand(i)
+            v = operand.source()
+            if not v.initialized():
+                continue
+            owner = program_of(v)
+            if owner is None or owner is program:
+                continue
+            new = translate(v, program)
+            if new is not v:
+                operand.set_source(new)
+    program._compat_adopted = count
+
+
 def _set_parameter_name(op):
     """The parameter a startup program's ``builtin.set_parameter`` op initializes, or None
     (1.x startup blocks listed every parameter they initialized among their variables)."""
@@ -180,6 +215,7 @@ def _clone(self, *args, **kwargs):
         return _orig_clone(self, *args, **kwargs)
     if args:
         for_test = args[0]
+    adopt_foreign_operands(self)
     mapping = pir.IrMapping()
     new = _orig_clone(self, mapping)
     new._compat_source = self

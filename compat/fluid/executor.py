@@ -129,6 +129,9 @@ class Executor(paddle.static.Executor):
             program = paddle.static.default_main_program()
         if isinstance(program, compiler.CompiledProgram):
             program = program._program
+        if isinstance(program, paddle.pir.Program):
+            from compat.fluid import _pir
+            _pir.adopt_foreign_operands(program)
         from compat.fluid.layers import learning_rate_scheduler as lrs
         if not feed:
             try:

@@ -95,6 +95,7 @@ class _Legacy(object):
         if program is None:
             program = paddle.static.default_main_program()
         if isinstance(program, paddle.pir.Program):
+            _pir.adopt_foreign_operands(program)
             _pir.mark_forward(program)
         names = parameter_list
         parameter_list = _by_name(program, parameter_list)

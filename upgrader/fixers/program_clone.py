@@ -172,7 +172,13 @@ def check_call(up, original: cst.Call, updated: cst.Call):
 PLAIN = ("`clone()` of a PIR program (Paddle 3 static graphs) copies its values too: running "
          "the clone with a fetch_list of the original program's variables returns nothing (an "
          "empty list, checked on 3.3.1), where 1.8 fetched them; run the original program, or "
-         "fetch values looked up in the clone")
+         "fetch values looked up in the clone. Ops built in the clone may not read values of the "
+         "original program either: 1.8 resolved such an input by name in the clone (PaddleCV "
+         "gan's trainers: `self.program = fluid.default_main_program().clone()`, then the "
+         "networks built under `program_guard(self.program)` on data variables made before the "
+         "clone), while on 3.3.1 running or cloning that program fails (\"Not found key in "
+         "IRMapping\"): create those inputs (paddle.static.data) under the program_guard of the "
+         "program that reads them")
 _PROGRAM_MAKERS = ("paddle.fluid.default_main_program", "paddle.fluid.framework.default_main_program",
                    "paddle.static.default_main_program", "paddle.fluid.Program",
                    "paddle.fluid.framework.Program", "paddle.static.Program")
