@@ -102,8 +102,13 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if up.suppressed_node(original, CODE):
         return updated
     name = f.attr.value
-    if name == "minimize" and (_tied_guards(up) or _tied_calls(up)) and not _dygraph_module(up):
-        # the cheap module scan first: deciding the module's modes walks all of it
+    if name == "minimize" and not up.guard_depth and (_tied_guards(up) or _tied_calls(up)) \
+            and not _dygraph_module(up) and not _layer_optimizer(up, original):
+        # the cheap module scan first: deciding the module's modes walks all of it. A
+        # minimize in a dygraph.guard block, or of an optimizer given a Layer's
+        # parameters(), is dygraph code: 1.8's dygraph made one parameter per layer
+        # whatever its ParamAttr name (a module may still use static API in dygraph,
+        # such as BMN's create_global_var mask)
         _check_tied(up, original)
     if name == "minimize" and _dygraph_lists(updated) and _dygraph_module(up):
         # 1.8.5's dygraph backward() walked the optimizer's own parameter list: the
@@ -481,6 +486,19 @@ def _list_arg(call: cst.Call, arg: cst.Arg) -> bool:
     i = list(call.args).index(arg)
     kw = arg.keyword.value if arg.keyword is not None else {2: "parameter_list", 3: "no_grad_set"}.get(i)
     return kw in ("parameter_list", "no_grad_set")
+
+
+def _layer_optimizer(up, original: cst.Call) -> bool:
+    """``<opt>.minimize(...)`` of an optimizer the module assigns from a call given
+    ``parameter_list=<x>.parameters()`` (1.8's dygraph optimizers needed it)."""
+    owner = original.func.value
+    if not isinstance(owner, cst.Name):
+        return False
+    ctor = _assigned_call(up, owner.value)
+    return ctor is not None and any(
+        k.arg == "parameter_list" and isinstance(k.value, ast.Call)
+        and isinstance(k.value.func, ast.Attribute) and k.value.func.attr == "parameters"
+        for k in ctor.keywords)
 
 
 def _dygraph_lists(call: cst.Call) -> bool:
