@@ -27,7 +27,10 @@ What it does
     arguments, literal defaults, names assigned once, ``if`` tests on them and loops over a
     known string are followed): 1.8 made one parameter,
     PIR one parameter value per use, and the optimizer updates the shared weight once per
-    use with a partial gradient (checked on 3.3.1 against 1.8.5 with Adam).
+    use with a partial gradient (checked on 3.3.1 against 1.8.5 with Adam). Dygraph code
+    is not reported (a ``minimize`` inside a ``dygraph.guard`` block, or of an optimizer
+    given ``parameter_list=<layer>.parameters()``): 1.8's dygraph made one parameter per
+    layer whatever its name.
 
 Why is this bad?
     Today's ``Optimizer.minimize`` and ``backward`` name the argument ``parameters``
