@@ -115,8 +115,9 @@ def _plan(up):
     src = up.source
     plan = None
     if ".eval()" in src and ".backward(" in src and "fluid" in src:
+        from upgrader import untouched
         try:
-            tree = ast.parse(src)
+            tree = untouched.parse(src)  # shared with the engine's passes: read only
         except (SyntaxError, ValueError):
             tree = None
         if tree is not None and _legacy(tree) and \
