@@ -55,3 +55,18 @@ def test_modern_code_is_not_reported_and_the_todo_stays():
     assert "TODO(paddle-upgrade): PU220" in res.code and "paddle.fluid" not in res.code
     again = upgrade_source(res.code)
     assert again.code == res.code and not [f for f in again.findings if f.code == "PU220"]
+
+
+def test_check_of_the_upgraded_file_still_reports_the_followup(tmp_path):
+    # no legacy name is left after fix: the TODO alone keeps the file a candidate
+    import subprocess
+    import sys
+    (tmp_path / "prog.py").write_text(HEAD + SETUP + "net.eval()\nfor i in range(2):\n" + TRAIN)
+    cli = [sys.executable, "-m", "upgrader.cli"]
+    fixed = subprocess.run(cli + ["fix", "--no-cache", "prog.py"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    text = (tmp_path / "prog.py").read_text()
+    assert fixed.returncode == 1 and "fluid" not in text.replace("TODO", ""), fixed.stdout
+    check = subprocess.run(cli + ["check", "--no-cache", "."], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert check.returncode == 1 and "PU220" in check.stdout, check.stdout + check.stderr
