@@ -1094,7 +1094,7 @@ class Upgrader(FastTransformer):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.skip_nodes.add(id(node.attr))
-        if node.attr.value == "vars":  # <block>.vars: gone on PIR blocks
+        if node.attr.value in fixers.program_methods.ATTRIBUTES:  # <block>.vars, <op>.input_arg_names
             fixers.program_methods.check_attribute(self, node)
         return self._reference(node)
 

@@ -37,7 +37,7 @@ TRIGGERS = frozenset({
     "block", "current_block", "to_string", "scale_loss", "apply_collective_grads",
     "prepare_context", "enable", "get_output", "get_func", "get_code",
     "save_inference_model", "epoch", "step", "state_dict", "sublayers", "named_sublayers",
-    "load_dict", "var", "vars",
+    "load_dict", "var", "vars", "input_arg_names", "output_arg_names",
 })
 
 #: set PADDLE_UPGRADE_NO_SKIP=1 to walk every statement (the reference behaviour)

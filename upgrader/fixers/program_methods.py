@@ -15,6 +15,9 @@ What it does
     masked-LM output tied to ``var(self._word_emb_name)``), which becomes
     ``<program>.get_parameter_value_by_name(name)``; ``prog.list_vars()``
     becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
+    ``op.input_arg_names`` / ``op.output_arg_names`` of an operator (``for op in
+    block.ops``: PaddleHub's search for pretrained parameters) are reported for a manual
+    rewrite on any receiver (only 1.x's ``Operator`` has them).
 
 Why is this bad?
     Paddle 3 builds PIR programs by default. A PIR ``Program`` has ``global_block()``,
@@ -119,13 +122,38 @@ VARS = ("a PIR block has no vars (1.8: a dict name -> variable of the block): pa
         "variables are the Python variables the program was built with")
 
 
+OP_ARGS = ("a PIR operation has no {attr}: its {what} are values, op.{call}, and only data, "
+           "parameters and persistable variables have a .name (v.has_name; 1.8 listed the "
+           "variable names the operator {verb}); the operator type is op.name() "
+           "('pd_op.matmul', 1.8: 'mul' / 'matmul'), and a parameter is a value whose "
+           "defining op is builtin.parameter")
+
+
+#: attributes whose reading check_attribute reports (engine.visit_Attribute)
+ATTRIBUTES = frozenset({"vars", "input_arg_names", "output_arg_names"})
+
+
 def check_attribute(up, node: cst.Attribute) -> None:
-    """``<block>.vars`` (not called): gone on PIR blocks (AttributeError on 3.3.1)."""
-    if node.attr.value != "vars" or not up.opts.enabled(CODE) or not _is_block(up, node.value):
+    """``<block>.vars`` (not called): gone on PIR blocks (AttributeError on 3.3.1);
+    ``<op>.input_arg_names`` / ``output_arg_names`` of an operator from ``block.ops``
+    (PaddleHub's pretrained-parameter search): gone on PIR operations. Those two names
+    belong to 1.x's Operator only, so any receiver is reported."""
+    attr = node.attr.value
+    if attr not in ATTRIBUTES or not up.opts.enabled(CODE):
+        return
+    if attr == "vars" and not _is_block(up, node.value):
         return
     if up.suppressed_node(node, CODE):
         return
-    up.report(node, CODE, VARS, "paddle.fluid.framework.Block.vars", "", "manual")
+    if attr == "vars":
+        up.report(node, CODE, VARS, "paddle.fluid.framework.Block.vars", "", "manual")
+        return
+    inputs = attr == "input_arg_names"
+    up.report(node, CODE, OP_ARGS.format(attr=attr, verb="reads" if inputs else "writes",
+                                         what="inputs" if inputs else "outputs",
+                                         call="operand_source(i) for i in range(op.num_operands())" if inputs
+                                         else "results()"),
+              f"paddle.fluid.framework.Operator.{attr}", "", "manual")
 
 
 def _block_var(up, original: cst.Call, updated: cst.Call, f: cst.Attribute):
