@@ -131,15 +131,28 @@ def test_minimize_in_a_one_line_suite_is_manual():
     assert "`opt.minimize()` is inside an expression" in res.code
 
 
-def test_factory_returning_the_optimizer_says_how_to_reach_the_scheduler():
-    # models/dygraph's optimizer_setting(): the optimizer is returned, its minimize() is the
-    # caller's; the note names the return and asks for the scheduler to be returned too
-    src = HEAD + """def optimizer_setting(params):
+FACTORY = HEAD + """def optimizer_setting(params):
     lr = fluid.dygraph.PiecewiseDecay([2], [0.1, 0.01], 0)
     opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=params)
     return opt
 """
-    res = _fix(src)
+
+
+def test_factory_returned_optimizer_steps_its_scheduler_on_minimize():
+    # models/dygraph's optimizer_setting(): the optimizer is returned, its minimize() is the
+    # caller's; the helper makes that minimize() step the scheduler, as 1.8's did
+    res = _fix(FACTORY)
+    assert "    opt = _fluid_decay_on_minimize(paddle.optimizer.SGD(learning_rate=lr, " \
+           "parameters=params), lr)\n    return opt\n" in res.code
+    assert "def _fluid_decay_on_minimize(optimizer, scheduler):" in res.code
+    assert [(f.code, f.fix) for f in res.findings if f.code == "PU214"] == [("PU214", "safe")]
+
+
+def test_factory_in_a_module_reading_the_rate_back_says_how_to_reach_the_scheduler():
+    # current_step_lr() anywhere: the returned optimizer is left for a person, told to
+    # return the scheduler with it
+    res = _fix(FACTORY + "print(optimizer_setting([]).current_step_lr())\n")
     (f,) = [f for f in res.findings if f.code == "PU104" and f.fix == "manual"]
     assert "optimizer `opt` is returned (`return opt`): return `lr` with it, then call " \
            "`lr.step()` after each of its minimize() calls" in f.message
+    assert "_fluid_decay_on_minimize" not in res.code

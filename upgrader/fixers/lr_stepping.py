@@ -33,6 +33,12 @@ What it does
     (``<sched>.step()`` after every ``minimize()``; written inline as the optimizer's
     ``learning_rate`` it is bound to a fresh name first), under the dygraph conditions.
 
+    A dygraph optimizer that a function builds with a step-based decay and returns (the
+    models' ``optimizer_setting()`` factories), read nowhere else in that function:
+    its assignment becomes ``opt = _fluid_decay_on_minimize(<optimizer>, <sched>)``, a
+    function fix adds to the module that makes that optimizer's ``minimize()`` call
+    ``<sched>.step()`` after the update, wherever the caller minimizes it.
+
 Why is this bad?
     A 1.8 decay advanced by itself: a dygraph step-based decay moved one step on every
     ``minimize()``; a static decay was a graph Variable computed from a hidden step
@@ -55,7 +61,12 @@ Example
 
 Fix safety
     Safe when the whole pattern is visible in one scope: the parameters after every step
-    are those of 1.8.5 (proven per scheduler, dygraph and static). Anything else stays
+    are those of 1.8.5 (proven per scheduler, dygraph and static). A returned optimizer is
+    wrapped only in a module that reads no rate back (``current_step_lr`` / ``get_lr``),
+    restores no state (``set_dict``, ``set_state_dict``, ``load_dict``, ``load_dygraph``)
+    and calls no ``.step(``, and when its function does not minimize it itself (program
+    dygraph_cycle_gan: three Adam optimizers from one factory with a ``piecewise_decay``
+    whose boundaries fall within the run match 1.8.5; without the steps they do not). Anything else stays
     manual with a note naming what could not be traced: a scheduler not bound to a name
     (built in a lambda, returned; dygraph: built inline; a static decay built inline as
     the ``learning_rate`` of an optimizer statement is assigned to a name the module does
@@ -637,6 +648,9 @@ class _Plan:
         self.static_eof: Dict[int, List[Decision]] = {}   # id(try catching EOF) -> decays
         self.static_eof_handlers: Dict[int, List[int]] = {}  # id(that try) -> handler indexes
         self.hoist: Dict[int, Decision] = {}       # id(optimizer statement) -> inline decay
+        # id(optimizer statement) -> (decision, optimizer name): an optimizer its function
+        # returns, whose minimize() the helper makes step the scheduler
+        self.wrap: Dict[int, Tuple[Decision, str]] = {}
 
 
 def _line(up, node) -> int:
@@ -693,6 +707,48 @@ def _optimizer_escapes(v: _Survey, oname: str, scope: int, there: str, beyond: s
                 return f"optimizer `{oname}` is returned (`{_show(v, node)}`): {returned}"
             return f"optimizer `{oname}` is used beyond minimize() (`{_show(v, node)}`): {beyond}"
     return None
+
+
+def _returned_only(v: _Survey, oname: str, scope: int) -> bool:
+    """Optimizer ``oname`` leaves its scope only by ``return oname`` (an optimizer factory:
+    models/dygraph's ``optimizer_setting()``), read nowhere else."""
+    if _foreign_loads(v, oname, scope):
+        return False
+    loads = [node for sc, node in v.loads.get(oname, []) if sc == scope]
+    for node in loads:
+        stmt = v.shown.get(id(node))
+        if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Return)
+                and stmt.body[0].value is node):
+            return False
+    return bool(loads)
+
+
+#: what makes a returned optimizer's stepping untraceable anywhere in the module: its rate
+#: read back (1.8 gave the last minimize()'s; get_lr() is how a first fix spells it), its
+#: state restored (1.8's global_step), a scheduler stepped by hand
+_UNWRAPPABLE = re.compile(r"\.current_step_lr\s*\(|\.get_lr\s*\(|\.set_dict\s*\(|\.set_state_dict\s*\(|"
+                          r"\.load_dict\s*\(|load_dygraph\s*\(|\.step\s*\(")
+
+
+def _wrappable_module(up) -> bool:
+    """No code of the module reads a rate back, restores a state or steps by hand."""
+    return _UNWRAPPABLE.search(up.source) is None
+
+
+WRAPPER = "_fluid_decay_on_minimize"
+WRAPPER_SOURCE = f'''def {WRAPPER}(optimizer, scheduler):
+    """Paddle 1.8's dygraph learning-rate decay advanced on every minimize() of its
+    optimizer: this optimizer's minimize() steps `scheduler` after the update."""
+    minimize = optimizer.minimize
+
+    def minimize_and_step(*args, **kwargs):
+        result = minimize(*args, **kwargs)
+        scheduler.step()
+        return result
+
+    optimizer.minimize = minimize_and_step
+    return optimizer
+'''
 
 
 def _plain_binding(v: _Survey, name: str, scope: int) -> bool:
@@ -758,6 +814,7 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
         return d.fail(f"`{name}` drives several optimizers: {advance} of each")
     sites: List[Tuple[cst.SimpleStatementLine, str]] = []
     reads = False
+    wrap = None  # (optimizer statement, name): returned by its function, wrapped
     for ocall in opts:
         oname = v.target_of.get(id(ocall))
         if oname is None or not _plain_binding(v, oname, scope):
@@ -771,7 +828,14 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
         why = _optimizer_escapes(v, oname, scope, f"{advance} there", f"{advance} wherever it steps",
                                  returned if step_based else None)
         if why is not None:
-            return d.fail(why)
+            wrap_stmt = v.stmt_of.get(id(ocall))
+            if not (step_based and wrap_stmt is not None and _returned_only(v, oname, scope)):
+                return d.fail(why)
+            if not _wrappable_module(up):
+                return d.fail(why + " (fix makes a returned optimizer step its scheduler only "
+                              "in a module that reads no rate back, restores no state and "
+                              "steps nothing by hand)")
+            wrap = (wrap_stmt, oname)
         for method, mcall in v.methods.get((oname, scope), []):
             at = f"`{_show(v, mcall)}`"
             if method in HARMLESS:
@@ -787,6 +851,9 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
                 continue
             return d.fail(f"`{oname}.{method}()` involves the 1.8 decay state (global_step): "
                           f"migrate by hand")
+    if wrap is not None and sites:
+        return d.fail(f"optimizer `{wrap[1]}` is returned and minimized where it is built: "
+                      f"{advance} of each")
     order = _line(up, stmt)
     for s, _ in sites:
         if _line(up, s) < order:
@@ -802,6 +869,8 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     if step_based:
         for s, oname in sites:
             p.after[id(s)] = (d, oname)
+        if wrap is not None:
+            p.wrap[id(wrap[0])] = (d, wrap[1])
     for s in epoch_sites:
         p.epoch[id(s)] = d
     if inline is not None and d.status in ("safe", "unsafe"):
@@ -1442,6 +1511,8 @@ def leave_statement(up, original, updated):
     if p is None or not isinstance(updated, cst.SimpleStatementLine):
         return updated
     key = id(original)
+    if key in p.wrap:
+        updated = _wrap_optimizer(up, original, updated, *p.wrap[key])
     if key in p.hoist:
         d = p.hoist[key]
         if d.hoisted is None or not d.active(up):
@@ -1478,6 +1549,39 @@ def leave_statement(up, original, updated):
         new_call = call.with_changes(func=call.func.with_changes(attr=cst.Name("step")))
         return updated.with_changes(body=[expr.with_changes(value=new_call)])
     return updated
+
+
+def _wrap_optimizer(up, original, updated, d: Decision, oname: str):
+    """``opt = Optimizer(learning_rate=sched, ...)`` of an optimizer its function returns
+    → ``opt = _fluid_decay_on_minimize(Optimizer(...), sched)``."""
+    from upgrader.fixers import helper_state
+    small = updated.body[0] if isinstance(updated, cst.SimpleStatementLine) else None
+    if not d.active(up) or not isinstance(small, cst.Assign):
+        return updated
+    if helper_state(up, WRAPPER, WRAPPER_SOURCE) == "conflict":
+        up.report(original, CODE, f"the module already uses the name {WRAPPER} for something "
+                  f"else: call `{d.name}.step()` after each minimize() of the optimizer "
+                  f"`{oname}` returns", d.entry.name, "paddle.optimizer.lr.LRScheduler.step",
+                  "manual")
+        return updated
+    up.__dict__["_decay_on_minimize_used"] = True
+    up.report(original, CODE, f"optimizer `{oname}` is returned: `{WRAPPER}` makes its "
+              f"minimize() call `{d.name}.step()` (1.8's {d.entry.short} advanced on every "
+              "minimize(), today's scheduler only on step(); a function fix adds to the module)",
+              d.entry.name, "paddle.optimizer.lr.LRScheduler.step", d.status, applied=True)
+    value = cst.Call(func=cst.Name(WRAPPER), args=[
+        cst.Arg(small.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+        cst.Arg(cst.Name(d.name))])
+    return updated.with_changes(body=[small.with_changes(value=value)])
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the function that makes a returned optimizer step its scheduler."""
+    from upgrader.fixers import helper_state, insert_after_head
+    if not up.__dict__.get("_decay_on_minimize_used") or \
+            helper_state(up, WRAPPER, WRAPPER_SOURCE) != "insert":
+        return module
+    return insert_after_head(module, [WRAPPER_SOURCE])
 
 
 def _static_steps(up, original, updated, p: _Plan):
