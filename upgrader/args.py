@@ -413,6 +413,11 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
             return None
         if spec.values is not None:
             hit = _literal_key(spec.values, src)
+            if hit is _NOT_LITERAL and _identity(spec.values) and _plain_reference(value):
+                # every value keeps its spelling (conv2d's data_format 'NCHW' / 'NHWC'): a
+                # name or attribute (PaddleCV's data_format=self.data_format) is passed on,
+                # and the templates that read it (in_channels=...) test it at run time
+                hit = None
             if hit is _NOT_LITERAL:
                 if "{%s}" % pname in " ".join(_templates(entry)):  # e.g. kldiv_loss's wrap
                     return Manual(f"{pname}={src} is not a literal: the rewrite depends on its "
@@ -428,6 +433,18 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
             value = fill(spec.transform, {**(named or {}), "": _paren(value)})
         newname = spec.rename or pname
     out.append((newname, value, arg))
+
+
+def _identity(table: Dict[str, str]) -> bool:
+    """A ``values`` table that maps every literal to itself."""
+    return bool(table) and all(k == v for k, v in table.items())
+
+
+def _plain_reference(value) -> bool:
+    """A name or an attribute chain on a name (evaluated again by a template at no cost)."""
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, cst.Name)
 
 
 _NOT_LITERAL = object()
