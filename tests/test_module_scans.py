@@ -65,13 +65,26 @@ def _reference_tied(source: str) -> dict:
     def times(call):
         return 2 if id(call) in looped else 1
 
+    def tally_block(stmts, functions=None):
+        """A statement list; after an else-less if that ends in return / raise, the rest
+        of the list runs only when the if's body did not: one of the two (the larger)."""
+        got = collections.Counter()
+        for i, st in enumerate(stmts):
+            if isinstance(st, ast.If) and not st.orelse and st.body and i + 1 < len(stmts) \
+                    and isinstance(st.body[-1], (ast.Return, ast.Raise)):
+                a = tally_block(st.body, functions)
+                b = tally_block(stmts[i + 1:], functions)
+                return got + tally(st.test, functions) + (a | b)
+            got += tally(st, functions)
+        return got
+
     def tally(node, functions=None):
         """Counter of literal names the node creates; one branch of an if runs (the larger)."""
         if isinstance(node, (ast.If, ast.IfExp)):
             body = node.body if isinstance(node, ast.If) else [node.body]
             orelse = node.orelse if isinstance(node, ast.If) else [node.orelse]
-            a = sum((tally(x, functions) for x in body), collections.Counter())
-            b = sum((tally(x, functions) for x in orelse), collections.Counter())
+            a = tally_block(body, functions)
+            b = tally_block(orelse, functions)
             return tally(node.test, functions) + (a | b)
         got = collections.Counter()
         if isinstance(node, ast.Call):
@@ -84,14 +97,14 @@ def _reference_tied(source: str) -> dict:
             got += tally(child, functions)
         return got
 
-    functions = {f.name: sum((tally(st) for st in f.body), collections.Counter())
+    functions = {f.name: tally_block(f.body)
                  for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for w in ast.walk(tree):
         if not isinstance(w, ast.With) or not any(
                 isinstance(i.context_expr, ast.Call) and "program_guard" in ast.dump(i.context_expr.func)
                 for i in w.items):
             continue
-        counts = sum((tally(st, functions) for st in w.body), collections.Counter())
+        counts = tally_block(w.body, functions)
         names = {n for n, c in counts.items() if c > 1}
         if names:
             out[(w.lineno, w.end_lineno)] = names
@@ -120,6 +133,10 @@ _PIECES = [
     "def k(x):\n    if x:\n        return fluid.layers.fc(x, 2, param_attr='v')\n"
     "    return fluid.layers.fc(x, 3, param_attr='v') if x else f(x)\n",
     "with fluid.program_guard(main):\n    y = k(x) if a else fluid.layers.fc(x, 2, param_attr='v')\n",
+    "def s(x, first):\n    if first:\n        return fluid.layers.fc(x, 2, param_attr='w')\n"
+    "    y = fluid.layers.fc(x, 2, param_attr='w')\n    return fluid.layers.fc(y, 2, param_attr='u')\n",
+    "with fluid.program_guard(main):\n    if a:\n        raise ValueError(a)\n"
+    "    y = s(x, a) + fluid.layers.fc(x, 2, param_attr='u')\n",
 ]
 
 

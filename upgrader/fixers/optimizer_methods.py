@@ -940,6 +940,20 @@ def _is_guard_block(n) -> bool:
         for i in n.items)
 
 
+def _fold_early_returns(nodes) -> list:
+    """A statement list in which an ``if`` without ``else`` ends in ``return`` / ``raise``:
+    the statements after it run only when its test is false, so they become its ``else``
+    (ResNet's shortcut: ``if is_first: return conv_bn(...)`` then ``return conv_bn(...)``,
+    one parameter name created in one of the two). Other lists are returned as a list."""
+    nodes = list(nodes)
+    for i, s in enumerate(nodes):
+        if type(s) is ast.If and not s.orelse and s.body and i + 1 < len(nodes) \
+                and type(s.body[-1]) in (ast.Return, ast.Raise):
+            folded = ast.If(test=s.test, body=s.body, orelse=_fold_early_returns(nodes[i + 1:]))
+            return nodes[:i] + [ast.copy_location(folded, s)]
+    return nodes
+
+
 def _tied_calls(up) -> dict:
     """What ``_tied_guards`` does not see: a layer that may run more than once because it
     sits in a loop or comprehension, or in a function of the module called there, called
@@ -994,7 +1008,7 @@ def _tied_calls(up) -> dict:
             return _evaluate(e, env, values, depth)
 
         out = {}
-        todo = [(n, 1) for n in nodes]
+        todo = [(n, 1) for n in _fold_early_returns(nodes)]
         while todo:
             n, m = todo.pop()
             t = type(n)
@@ -1293,7 +1307,7 @@ def _tied_guards(up):
         def add(name, c):
             out[name] = out.get(name, 0) + c
 
-        todo = list(nodes)
+        todo = _fold_early_returns(nodes)
         while todo:
             n = todo.pop()
             t = type(n)
