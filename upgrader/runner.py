@@ -256,9 +256,53 @@ def _engine():
     return engine
 
 
+#: stack of the thread the engine runs in: libcst's native parser recurses once per level
+#: of expression nesting and overflows the default 8 MiB stack (a segmentation fault that
+#: kills the whole run) on a few thousand nested brackets or a long ``a + a + ...`` chain.
+#: Only the pages a deep file touches are committed.
+ENGINE_STACK_BYTES = 512 * 1024 * 1024
+#: files shorter than this cannot nest deeply enough to need the large stack
+_DEEP_NESTING_CHARS = 2000
+
+
 def _engine_call(code: str, *, fix: bool, unsafe_fixes: bool, select, ignore):
-    return _engine().upgrade_source(code, fix=fix, unsafe_fixes=unsafe_fixes,
-                                    select=select, ignore=ignore)
+    def call():
+        return _engine().upgrade_source(code, fix=fix, unsafe_fixes=unsafe_fixes,
+                                        select=select, ignore=ignore)
+    if len(code) < _DEEP_NESTING_CHARS:
+        return call()
+    return _on_large_stack(call)
+
+
+def _on_large_stack(fn):
+    """``fn()`` in a thread with :data:`ENGINE_STACK_BYTES` of stack; its result or its
+    exception (a too deeply nested file then fails with ``RecursionError``, which is
+    reported for that file, instead of crashing the process)."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    with _STACK_LOCK:
+        try:
+            old = threading.stack_size(ENGINE_STACK_BYTES)
+        except (ValueError, RuntimeError):  # pragma: no cover - platform without it
+            return fn()
+        try:
+            t = threading.Thread(target=target, name="paddle-upgrade-engine", daemon=True)
+            t.start()
+        finally:
+            threading.stack_size(old)
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+_STACK_LOCK = threading.Lock()
 
 
 def _engine_args(settings: cfg.Settings, path: str) -> dict:
@@ -345,6 +389,9 @@ def _check(code: str, settings: cfg.Settings, path: str, fix: bool):
     found = _finding_dicts(res.findings, settings, path)
     found += [d for d in _todo_findings(code, found, path) if settings.selects(d["code"], path)]
     kept, _ = apply_noqa(found, code, report_unused=settings.report_unused_noqa)
+    for f in kept:
+        if f.get("path") is None:  # unused-noqa findings are made without the path
+            f["path"] = path
     kept = [f for f in kept if settings.selects(f["code"], path)]
     return res, kept
 
@@ -481,8 +528,13 @@ def _left_to_check(code: str, noqa: bool) -> bool:
 
 def _parses(code: str) -> bool:
     """libcst parses the code (the engine would, on a second pass)."""
-    try:
+    def parse():
         _engine().parse_module(code)
+    try:
+        if len(code) < _DEEP_NESTING_CHARS:
+            parse()
+        else:
+            _on_large_stack(parse)
         return True
     except Exception:
         return False
@@ -650,8 +702,13 @@ def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> F
             fr.error(f"{exc}; notebook left unchanged")
             return fr
         except Exception as exc:  # a bug must not stop the other files
-            msg = str(exc) if isinstance(exc, _Refused) else \
-                f"internal error ({type(exc).__name__}: {exc}); file left unchanged"
+            if isinstance(exc, _Refused):
+                msg = str(exc)
+            elif isinstance(exc, RecursionError):
+                msg = ("code nested too deeply to process (a very long chain of operators "
+                       "or deeply nested brackets); file left unchanged")
+            else:
+                msg = f"internal error ({type(exc).__name__}: {exc}); file left unchanged"
             if os.environ.get("PADDLE_UPGRADE_DEBUG"):
                 msg += "\n" + traceback.format_exc()
             fr.error(msg)
@@ -677,6 +734,7 @@ def process_file(path: str, opts: Options, sf: Optional[SourceFile] = None) -> F
         except FileError as exc:
             fr.error(exc.message, exc.line, exc.column)
             fr.remaining = fr.findings  # nothing was rewritten
+            fr.fixed = 0
     return fr
 
 
