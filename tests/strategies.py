@@ -483,13 +483,13 @@ class _Builder:
             asname = self.draw(st.sampled_from(["", "", " as g"]))
             return [f"with {g}({arg}){asname}:"] + body()
         if kind == 2:
-            return [f"with open(path) as fh:"] + body()
+            return ["with open(path) as fh:"] + body()
         if kind == 3:
-            return [f"if flag:"] + body() + ["else:"] + body()
+            return ["if flag:"] + body() + ["else:"] + body()
         if kind == 4:
-            return [f"for x in xs:"] + body()
+            return ["for x in xs:"] + body()
         if kind == 5:
-            return [f"while not done:"] + body() + [ind + "break"]
+            return ["while not done:"] + body() + [ind + "break"]
         if kind == 6:
             return ["try:"] + body() + ["except Exception as exc:", ind + "raise"]
         if kind == 7 and not in_class_method:

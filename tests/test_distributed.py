@@ -14,7 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from upgrader import upgrade_source
 from upgrader.shell import scan_shell

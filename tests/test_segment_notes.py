@@ -4,7 +4,6 @@ those manual rules give the segment-id form with paddle.geometric, and that form
 1.8.5's values (the legacy program runs in .venv-legacy when it exists)."""
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 

@@ -240,7 +240,6 @@ def test_no_cache_writes_no_stat_cache(tmp_path, later):
 # ------------------------------------------------------------ remaining after a fix
 
 def _programs():
-    import json as _json
     out = [p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("fixtures/PU*/*.in.py"))]
     out += [p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("fixtures/programs/*.py"))]
     return out
