@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -280,6 +281,10 @@ def test_program_reproduces_its_golden_on_paddle_1_8_5(name, legacy_python):
     recorder = _load("record_program_goldens")
     results = program_result.run_program(legacy_python, str(PROGRAMS / (name + ".py")),
                                          env=recorder.RUN_ENV, timeout=300)
-    diffs = program_result.compare(_golden(name)["results"], results, allow_extra=False)
+    # a program whose results depend on the CPU's float path is re-checked within its
+    # documented machine_rtol (fixtures/programs/expectations.toml), every other exactly
+    machine = tomllib.loads((PROGRAMS / "expectations.toml").read_text()).get(name, {})
+    tol = {"rtol": machine["machine_rtol"]} if "machine_rtol" in machine else {}
+    diffs = program_result.compare(_golden(name)["results"], results, allow_extra=False, **tol)
     assert not diffs, "%s.py on Paddle 1.8.5 differs from its golden (re-record with " \
         "`make goldens-programs` if the program changed):\n%s" % (name, "\n".join(diffs))
