@@ -36,6 +36,21 @@ EXPECTED_VERSION = "1.8.5"
 RUN_ENV = {"GLOG_minloglevel": "2", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+
+def machine_rtol(name):
+    """The program's ``machine_rtol`` in fixtures/programs/expectations.toml (its results
+    depend on the CPU's float path; documented there with machine_why), or None. Read
+    with a pattern: this tool runs under the legacy Python, which has no TOML parser."""
+    import re
+    path = os.path.join(ROOT, "fixtures", "programs", "expectations.toml")
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"^\[%s\]\n((?:(?!\[).*\n?)*)" % re.escape(name), text, re.M)
+    if not m:
+        return None
+    v = re.search(r"^machine_rtol\s*=\s*([0-9.eE+-]+)\s*$", m.group(1), re.M)
+    return float(v.group(1)) if v else None
+
 def program_names():
     return sorted(name[:-3] for name in os.listdir(PROGRAMS_DIR)
                   if name.endswith(".py") and not name.startswith("_"))
@@ -95,8 +110,9 @@ def process(name, python, verify, timeout, engine):
         return True, "%d results recorded" % len(results), seconds
     if not os.path.exists(golden_path(name)):
         return False, "no golden %s" % os.path.relpath(golden_path(name), ROOT), seconds
+    tol = machine_rtol(name)
     diffs = program_result.compare(program_result.load_golden(golden_path(name)), results,
-                                   allow_extra=False)
+                                   allow_extra=False, **({"rtol": tol} if tol else {}))
     if diffs:
         return False, program_result.format_differences(diffs, "differs from golden:"), seconds
     return True, "%d results match" % len(results), seconds
