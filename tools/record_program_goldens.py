@@ -36,7 +36,6 @@ EXPECTED_VERSION = "1.8.5"
 RUN_ENV = {"GLOG_minloglevel": "2", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-
 def machine_rtol(name):
     """The program's ``machine_rtol`` in fixtures/programs/expectations.toml (its results
     depend on the CPU's float path; documented there with machine_why), or None. Read
@@ -50,6 +49,7 @@ def machine_rtol(name):
         return None
     v = re.search(r"^machine_rtol\s*=\s*([0-9.eE+-]+)\s*$", m.group(1), re.M)
     return float(v.group(1)) if v else None
+
 
 def program_names():
     return sorted(name[:-3] for name in os.listdir(PROGRAMS_DIR)

@@ -27,14 +27,19 @@ def leave_statement(up, original, updated):
     pending = up.__dict__.get("_hoists")
     if not pending or id(original) not in pending:
         return updated
+    return assign_before(up, pending.pop(id(original)), updated)
+
+
+def assign_before(up, pairs, updated):
+    """``name = value`` statements for ``pairs``, placed just before ``updated`` (a
+    statement, or what it became): the statement's comments and blank lines stay above
+    them, its follow-up notes go on the statement itself (engine: ids in ``up.hoisted``)."""
     assigns = [cst.SimpleStatementLine(body=[cst.Assign(
-        targets=[cst.AssignTarget(cst.Name(name))], value=value)])
-        for name, value in pending.pop(id(original))]
+        targets=[cst.AssignTarget(cst.Name(name))], value=value)]) for name, value in pairs]
     nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
-    # the statement's comments and blank lines stay above everything it became
-    assigns[0] = assigns[0].with_changes(leading_lines=nodes[0].leading_lines)
-    nodes[0] = nodes[0].with_changes(leading_lines=())
-    # its follow-up notes go on the statement itself, below the assignments (engine)
+    if hasattr(nodes[0], "leading_lines"):
+        assigns[0] = assigns[0].with_changes(leading_lines=nodes[0].leading_lines)
+        nodes[0] = nodes[0].with_changes(leading_lines=())
     up.__dict__.setdefault("hoisted", set()).update(id(a) for a in assigns)
     return cst.FlattenSentinel(assigns + nodes)
 

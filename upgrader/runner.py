@@ -266,18 +266,17 @@ _DEEP_NESTING_CHARS = 2000
 
 
 def _engine_call(code: str, *, fix: bool, unsafe_fixes: bool, select, ignore):
-    def call():
-        return _engine().upgrade_source(code, fix=fix, unsafe_fixes=unsafe_fixes,
-                                        select=select, ignore=ignore)
+    return _on_large_stack(code, lambda: _engine().upgrade_source(
+        code, fix=fix, unsafe_fixes=unsafe_fixes, select=select, ignore=ignore))
+
+
+def _on_large_stack(code: str, fn):
+    """``fn()`` (which parses ``code``), in a thread with :data:`ENGINE_STACK_BYTES` of
+    stack when ``code`` is long enough to nest deeply; its result or its exception (a too
+    deeply nested file then fails with ``RecursionError``, which is reported for that
+    file, instead of crashing the process)."""
     if len(code) < _DEEP_NESTING_CHARS:
-        return call()
-    return _on_large_stack(call)
-
-
-def _on_large_stack(fn):
-    """``fn()`` in a thread with :data:`ENGINE_STACK_BYTES` of stack; its result or its
-    exception (a too deeply nested file then fails with ``RecursionError``, which is
-    reported for that file, instead of crashing the process)."""
+        return fn()
     box: dict = {}
 
     def target():
@@ -528,13 +527,8 @@ def _left_to_check(code: str, noqa: bool) -> bool:
 
 def _parses(code: str) -> bool:
     """libcst parses the code (the engine would, on a second pass)."""
-    def parse():
-        _engine().parse_module(code)
     try:
-        if len(code) < _DEEP_NESTING_CHARS:
-            parse()
-        else:
-            _on_large_stack(parse)
+        _on_large_stack(code, lambda: _engine().parse_module(code))
         return True
     except Exception:
         return False

@@ -1517,16 +1517,8 @@ def leave_statement(up, original, updated):
         d = p.hoist[key]
         if d.hoisted is None or not d.active(up):
             return updated
-        nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
-        # the statement's comments and blank lines stay above the scheduler built for it;
-        # its follow-up notes stay on the statement (engine: ids in ``up.hoisted``)
-        assign = cst.SimpleStatementLine(body=[cst.Assign(
-            targets=[cst.AssignTarget(cst.Name(d.name))], value=d.hoisted)],
-            leading_lines=getattr(nodes[0], "leading_lines", ()))
-        if hasattr(nodes[0], "leading_lines"):
-            nodes[0] = nodes[0].with_changes(leading_lines=())
-        up.__dict__.setdefault("hoisted", set()).add(id(assign))
-        return cst.FlattenSentinel([assign] + nodes)
+        from upgrader.hoist import assign_before
+        return assign_before(up, [(d.name, d.hoisted)], updated)
     if key in p.static_after:
         return _static_steps(up, original, updated, p)
     if key in p.after:
