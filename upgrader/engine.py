@@ -22,7 +22,7 @@ from libcst.metadata import PositionProvider
 from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from upgrader import fixers, hoist, noqa
+from upgrader import bound_names, fixers, hoist, noqa
 from upgrader.args import ACT_HELPER_NOTE, ACT_LAYER_NOTE, Manual, _unpacked_hint, bind, code_of, map_call
 from upgrader.names import (LEGACY_ROOTS, FastTransformer, ImportMap, ScopeTracker,
                             collect_imports, dotted_of, is_legacy)
@@ -929,7 +929,9 @@ class Upgrader(FastTransformer):
                 return updated
         excuse = fixers.SAFE_ARGS.get(entry.name)
         why = _unsafe_args(entry, updated, None if excuse is None else (
-            lambda name: excuse(self, updated, entry, name))) if entry.safety == "safe" else None
+            lambda name: excuse(self, updated, entry, name)),
+            lambda name: bound_names.literal_at(self, self.pos(original)[0], name)
+        ) if entry.safety == "safe" else None
         if not why and entry.safety == "safe" and entry.name in fixers.UNSAFE_CHECKS:
             why = fixers.UNSAFE_CHECKS[entry.name](self, original, entry)
         if why:  # an argument that makes this call's rewrite change results
@@ -1226,12 +1228,14 @@ _NOT_CALLING_BUILTINS = frozenset({"isinstance", "issubclass", "super", "type", 
                                    "setattr", "id", "print", "repr", "str", "vars", "dir", "callable"})
 
 
-def _unsafe_args(entry: Entry, call: cst.Call, excused=None) -> Optional[str]:
+def _unsafe_args(entry: Entry, call: cst.Call, excused=None, resolve=None) -> Optional[str]:
     """The reason an argument passed to this call makes its rewrite unsafe (an
     ``unsafe_if_set`` spec given a value other than the legacy default, an
     ``unsafe_below`` / ``unsafe_above`` spec given a non-literal or a number, or list of
     numbers, with one below / above its bound), or None. ``excused(name)``: a fixer's
-    finding that this argument changes nothing here (fixers.SAFE_ARGS)."""
+    finding that this argument changes nothing here (fixers.SAFE_ARGS). ``resolve(name)``:
+    the literal source a bare name passed as the argument is known to hold at the call
+    (bound_names.literal_at), judged in its place."""
     specs = [(n, s) for n, s in entry.args.items()
              if s.unsafe_if_set or s.unsafe_below or s.unsafe_above]
     if not specs:
@@ -1244,19 +1248,23 @@ def _unsafe_args(entry: Entry, call: cst.Call, excused=None) -> Optional[str]:
         arg = b.values.get(name)
         if arg is None:
             continue
+        src = code_of(arg.value)
+        if resolve is not None and isinstance(arg.value, cst.Name):
+            src = resolve(arg.value.value) or src
+        shown = code_of(arg.value) + (f" (= {src} here)" if src != code_of(arg.value) else "")
         bounded = spec.unsafe_below or spec.unsafe_above
         if bounded:
-            kind, value = literal(code_of(arg.value))
+            kind, value = literal(src)
             items = value if kind == "ok" and isinstance(value, (list, tuple)) else [value]
             bound, below = bounded["bound"], bool(spec.unsafe_below)
             if kind != "ok" or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                        and (v >= bound if below else v <= bound) for v in items):
-                return f"{name}={code_of(arg.value)}: {bounded['why']}"
+                return f"{name}={shown}: {bounded['why']}"
             continue
         p = entry.param(name)
-        if p is not None and p.has_default and same_value(code_of(arg.value), p.default):
+        if p is not None and p.has_default and same_value(src, p.default):
             continue
         if excused is not None and excused(name):
             continue
-        return f"{name}={code_of(arg.value)}: {spec.unsafe_if_set}"
+        return f"{name}={shown}: {spec.unsafe_if_set}"
     return None
