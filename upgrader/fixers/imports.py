@@ -297,7 +297,8 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     if needs_paddle and not _binds_paddle(module):
         module = _add_import(module, "paddle")
     for name in extra:
-        module = _add_import(module, name)
+        if not _binds_module(module, name):  # "paddle" may have just been added
+            module = _add_import(module, name)
     return module
 
 
