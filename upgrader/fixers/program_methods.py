@@ -13,7 +13,13 @@ What it does
     name the module gives a parameter (the same expression as a ``ParamAttr(name=...)``,
     ``param_attr=``/``bias_attr=`` string or ``create_parameter(name=...)``: BERT's
     masked-LM output tied to ``var(self._word_emb_name)``), which becomes
-    ``<program>.get_parameter_value_by_name(name)``; ``prog.list_vars()``
+    ``<program>.get_parameter_value_by_name(name)``, and ``<block>.var(name)`` of a name
+    the module gives a data variable (a literal ``name=`` of ``fluid.data`` /
+    ``layers.data``), written as a string, a name bound once to one, or the variable of a
+    comprehension over a literal list of them (the book's ``[main_program.global_block()
+    .var(n) for n in feed_order]``), which becomes ``_fluid_block_var(<block>, name)``, a
+    function fix adds to the module that finds the data op of that name (or the
+    parameter); ``prog.list_vars()``
     becomes ``(v for v in prog.list_vars() if v.has_name)`` (unsafe).
     ``op.input_arg_names`` / ``op.output_arg_names`` of an operator (``for op in
     block.ops``: PaddleHub's search for pretrained parameters) are reported for a manual
@@ -45,7 +51,9 @@ Fix safety
     ``to_string`` (3.x prints PIR text) are manual, and so is ``block.var(name)`` (a
     parameter is ``program.get_parameter_value_by_name(name)``; other values have no name)
     unless the name is one the module gives a parameter (then the rewrite is that call;
-    checked on 1.8.5 and 3.3.1 with BERT's tied masked-LM head).
+    checked on 1.8.5 and 3.3.1 with BERT's tied masked-LM head) or a data variable (then
+    ``_fluid_block_var``, which returns the data op's value; program static_feed_block_var,
+    the book's feed lists, checked against 1.8.5).
     The ``list_vars()`` filter is unsafe: 1.8 also listed the intermediate variables.
 """
 from __future__ import annotations
@@ -53,6 +61,7 @@ from __future__ import annotations
 import libcst as cst
 
 from upgrader.args import code_of, literal
+from upgrader.fixers import helper_state
 
 CODE = "PU216"
 PROGRAM_MAKERS = ("paddle.fluid.Program", "paddle.fluid.framework.Program",
@@ -177,8 +186,129 @@ def _block_var(up, original: cst.Call, updated: cst.Call, f: cst.Attribute):
         return cst.Call(func=cst.Attribute(value=block.func.value,
                                            attr=cst.Name("get_parameter_value_by_name")),
                         args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+    if len(original.args) == 1 and original.args[0].keyword is None \
+            and not original.args[0].star and _names_data(up, original) \
+            and helper_state(up, BLOCK_VAR, BLOCK_VAR_SOURCE) != "conflict":
+        up.block_var_helper_used = True
+        up.report(original, CODE, f"`block.var(name)` → `{BLOCK_VAR}(block, name)`: a PIR "
+                  "block has no var(name); the name is one the module gives a data variable, "
+                  f"which {BLOCK_VAR} (a function fix adds to the module) finds by its data "
+                  "op", "paddle.fluid.framework.Block.var", "", "safe", applied=True)
+        return cst.Call(func=cst.Name(BLOCK_VAR), args=[
+            cst.Arg(value=block, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
     up.report(original, CODE, VAR, "paddle.fluid.framework.Block.var", "", "manual")
     return updated
+
+
+BLOCK_VAR = "_fluid_block_var"
+BLOCK_VAR_SOURCE = f'''def {BLOCK_VAR}(block, name):
+    """Paddle 1.8's Block.var(name) on a PIR block for a data variable or a parameter (the
+    values a PIR program names); ValueError, as in 1.8, when the block has none of that
+    name."""
+    for op in block.ops:
+        if op.name() == 'pd_op.data' and op.attrs().get('name') == name:
+            return op.result(0)
+    for param in block.all_parameters():
+        if param.name == name:
+            return param
+    raise ValueError('var %s not in this block' % name)
+'''
+#: the legacy functions that declare a data variable (its name: ``name=`` or the first argument)
+_DATA_MAKERS = ("paddle.fluid.data", "paddle.fluid.layers.data", "paddle.static.data")
+
+
+def _data_names(up) -> set:
+    """The literal names the module gives data variables (``fluid.data(name='x', ...)``,
+    ``fluid.layers.data('x', ...)``, through any alias of those modules; cached per run)."""
+    got = getattr(up, "_data_var_names", None)
+    if got is not None:
+        return got
+    import ast
+    from upgrader import untouched
+    got = up._data_var_names = set()
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return got
+    for n in untouched.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        parts, f = [], n.func
+        while isinstance(f, ast.Attribute):
+            parts.append(f.attr)
+            f = f.value
+        if not isinstance(f, ast.Name) or not parts or parts[0] != "data":
+            continue
+        base = up.imports.resolve_name(f.id)
+        if base is None:
+            continue
+        full = ".".join([base] + parts[::-1])
+        entry = up.entry_for(full)
+        if (entry.name if entry is not None else full) not in _DATA_MAKERS:
+            continue
+        given = [k.value for k in n.keywords if k.arg == "name"] or n.args[:1]
+        if given and isinstance(given[0], ast.Constant) and isinstance(given[0].value, str):
+            got.add(given[0].value)
+    return got
+
+
+def _names_data(up, call: cst.Call) -> bool:
+    """The one argument of ``block.var(...)`` is certainly the name of a data variable the
+    module declares: a string literal, a name bound once to one (bound_names), or the
+    variable of the comprehension around the call (``[blk.var(n) for n in feed_order]``)
+    over a literal list of them or a name bound once to such a list."""
+    import ast
+    from upgrader import bound_names, untouched
+    names = _data_names(up)
+    if not names:
+        return False
+    line = up.pos(call)[0]
+    arg = call.args[0].value
+
+    def all_data(src) -> bool:
+        kind, value = literal(src) if src is not None else ("", None)
+        if kind != "ok":
+            return False
+        values = value if isinstance(value, (list, tuple)) else [value]
+        return bool(values) and all(isinstance(v, str) and v in names for v in values)
+
+    if isinstance(arg, cst.SimpleString):
+        return all_data(code_of(arg))
+    if not isinstance(arg, cst.Name):
+        return False
+    known = bound_names.literal_at(up, line, arg.value)
+    if known is not None:
+        return all_data(known) and not known.lstrip().startswith(("[", "("))
+    try:
+        tree = untouched.parse(up.source)
+    except SyntaxError:
+        return False
+    best = None
+    for n in untouched.walk(tree):
+        if isinstance(n, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)) \
+                and n.lineno <= line <= (n.end_lineno or n.lineno) and len(n.generators) == 1:
+            gen = n.generators[0]
+            if isinstance(gen.target, ast.Name) and gen.target.id == arg.value and not gen.ifs \
+                    and (best is None or n.lineno >= best[0].lineno):
+                best = (n, gen)
+    if best is None:
+        return False
+    it = best[1].iter
+    if isinstance(it, (ast.List, ast.Tuple)):
+        return all_data(ast.get_source_segment(up.source, it))
+    if isinstance(it, ast.Name):
+        return all_data(bound_names.literal_at(up, line, it.id))
+    return False
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add ``_fluid_block_var`` after the module's docstring and imports, once."""
+    if not getattr(up, "block_var_helper_used", False) \
+            or helper_state(up, BLOCK_VAR, BLOCK_VAR_SOURCE) != "insert":
+        return module
+    from upgrader.fixers import insert_after_head
+    return insert_after_head(module, [BLOCK_VAR_SOURCE])
 
 
 def _names_parameter(up, arg: cst.BaseExpression) -> bool:
