@@ -224,3 +224,17 @@ def test_examples_on_the_2_0_engine_name_what_1_8_5_lacks():
     wrong = sorted({c.entry.short for c in cases
                     if c.engine == "2.0" and legacy_names.absent(c.entry, recorded) is not True})
     assert not wrong, "on 1.8.5 (or never probed: make goldens-rules): " + ", ".join(wrong)
+
+
+def test_parameter_server_reason_still_holds_for_the_installed_paddle():
+    """The parameter-server fleet entries are unprovable because today's CPU wheel has no
+    parameter-server core. When an installed Paddle gains it, this fails: prove them then
+    (a 1.8.5 server and worker on localhost run, with the results of plain local SGD)."""
+    cited = [e.short for e in BOOK.entries.values()
+             if "DistFleetWrapper" in (proof_cases.unprovable(e) or "")]
+    assert cited, "no entry cites the missing parameter-server core any more"
+    paddle = pytest.importorskip("paddle")
+    from paddle.base import libpaddle
+    present = [n for n in ("DistFleetWrapper", "PSHost", "CommContext") if hasattr(libpaddle, n)]
+    assert not present, (f"Paddle {paddle.__version__} has {present}: the reason given for "
+                         f"{cited} no longer holds")
