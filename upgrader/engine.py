@@ -1219,6 +1219,12 @@ def finish_module(module: cst.Module, up: Upgrader) -> cst.Module:
     module = fixers.imports.clean(up, module, force_paddle=insert)
     if insert:
         module = fixers.static_mode.insert(up, module)
+    if up.opts.fix and module.body and not module.header:
+        first = module.body[0]
+        if first.leading_lines and all(line.comment is None for line in first.leading_lines):
+            # the imports above code a fixer added were all removed: no blank lines open the file
+            module = module.with_changes(body=[first.with_changes(leading_lines=[])]
+                                         + list(module.body[1:]))
     return module
 
 

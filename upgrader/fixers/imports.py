@@ -52,6 +52,11 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None,
             super().__init__()
             self.stack: tuple = ()  # the scopes' binding sets, innermost last
             self.skip_decorators: Set[int] = set()
+            self.def_names: Set[int] = set()
+
+        def visit_ClassDef(self, node):
+            self.def_names.add(id(node.name))
+            return super().visit_ClassDef(node)
 
         def visit_Assign(self, node):
             return not (skip and id(node) in skip)
@@ -65,6 +70,7 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None,
 
         def visit_FunctionDef(self, node):
             super().visit_FunctionDef(node)
+            self.def_names.add(id(node.name))  # `def flatten` is not a use of `flatten`
             # decorators run in the enclosing scope: walk them before entering the function
             outer = self.stack
             for d in node.decorators:
@@ -93,7 +99,8 @@ def _used_names(module: cst.Module, skip: Optional[Set[int]] = None,
             return False
 
         def visit_Name(self, node):
-            uses.append((node.value, self.stack))
+            if id(node) not in self.def_names:
+                uses.append((node.value, self.stack))
 
         def visit_WithItem(self, node):
             # `with guard() as g` left for a manual rewrite keeps an import that binds g
@@ -134,7 +141,11 @@ def _used_names_reference(module: cst.Module) -> Set[str]:
             for d in node.decorators:  # the enclosing scope's
                 d.visit(self)
                 walked.add(id(d))
+            walked.add(id(node.name))  # a definition's own name is not a use
             scope.push(node)
+
+        def visit_ClassDef(self, node):
+            walked.add(id(node.name))
 
         def leave_FunctionDef(self, node):
             scope.pop()
@@ -160,7 +171,7 @@ def _used_names_reference(module: cst.Module) -> Set[str]:
             return False
 
         def visit_Name(self, node):
-            if not scope.shadowed(node.value):
+            if id(node) not in walked and not scope.shadowed(node.value):
                 used.add(node.value)
 
         def visit_WithItem(self, node):
