@@ -36,8 +36,9 @@ from upgrader import untouched
 _Binding = Tuple[Optional[Tuple[int, int]], str]
 
 
-def _bindings(tree: ast.Module) -> Dict[str, List[ast.AST]]:
-    """Every binding node of every name of the module (see the module doc)."""
+def bindings(tree: ast.Module) -> Dict[str, List[ast.AST]]:
+    """Every binding node of every name of the module (see the module doc; a ``global`` /
+    ``nonlocal`` declaration counts twice: the name is rebound from another scope)."""
     out: Dict[str, List[ast.AST]] = {}
 
     def add(name: str, node: ast.AST, weight: int = 1) -> None:
@@ -100,7 +101,7 @@ def literal_bindings(up) -> Dict[str, _Binding]:
         tree = untouched.parse(up.source)
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return got
-    binds = _bindings(tree)
+    binds = bindings(tree)
     unsure = _module_unsure(tree)
 
     def scan(body, scope: Optional[Tuple[int, int]]) -> None:

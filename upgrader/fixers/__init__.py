@@ -20,7 +20,9 @@ unsafe harmless in a call: ``SAFE_ARGS_WHEN`` and ``safe_arg(upgrader, call, ent
 name)``); one whose
 rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
 instead of the target) and adds it in ``finish_module(upgrader, module)``, which runs
-after the imports are settled (:func:`insert_after_head` places it).
+after the imports are settled (:func:`insert_after_head` places it; the common case:
+:func:`helper_conflict` before the rewrite, :func:`use_helper` / :func:`need_helper` for
+it, :func:`add_used_helpers` in ``finish_module``).
 All are registered here on import, so there is no hand-written list to forget.
 """
 from __future__ import annotations
@@ -115,6 +117,42 @@ def helper_state(up, name: str, source: str) -> str:
             result = "reuse" if same else "conflict"
         cache[name] = result
     return cache[name]
+
+
+def helper_conflict(up, original, entry, name: str, source: str) -> bool:
+    """Whether the module already uses ``name`` for something else than the code a fixer
+    would add under it; the call is then reported manual (the entry's note) and stays."""
+    if helper_state(up, name, source) != "conflict":
+        return False
+    up.report_entry(original, entry, False, manual=(
+        f"the module already uses the name {name} for something else; {entry.note}"))
+    return True
+
+
+def need_helper(up, name: str) -> None:
+    """Remember that the rewritten module calls the code a fixer adds under ``name``
+    (:func:`add_used_helpers`)."""
+    up.__dict__.setdefault("_helpers_used", set()).add(name)
+
+
+def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> None:
+    """Report the call rewritten to code fix adds to the module under ``name`` (``what``
+    it is, e.g. "a function fix adds to the module: ..."; ``shown``: the callee written,
+    ``name`` by default) and remember that the module needs it (:func:`need_helper`)."""
+    need_helper(up, name)
+    up.report(original, entry.code,
+              f"`{entry.short}` → `{shown or name}` ({what})", entry.name, entry.target,
+              entry.safety, applied=True)
+
+
+def add_used_helpers(up, module: cst.Module, sources: Dict[str, str]) -> cst.Module:
+    """``module`` with the code of ``sources`` (name -> source, in that order) that the
+    rewrites used (:func:`need_helper`) and the module does not define yet, after its
+    docstring and imports."""
+    used = up.__dict__.get("_helpers_used", ())
+    wanted = [src for name, src in sources.items()
+              if name in used and helper_state(up, name, src) == "insert"]
+    return insert_after_head(module, wanted)
 
 
 CALL_FIXERS: Dict[str, Callable] = {}

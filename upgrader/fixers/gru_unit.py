@@ -72,31 +72,18 @@ SOURCE = f'''class {NAME}(paddle.nn.Layer):
 '''
 
 
-def _state(up) -> str:
-    from upgrader.fixers import helper_state
-    return helper_state(up, NAME, SOURCE)
-
-
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report
-    if _state(up) == "conflict":
-        up.report_entry(original, entry, False,
-                        manual=f"the module already uses the name {NAME} for something else; "
-                               f"{entry.note}")
+    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    if helper_conflict(up, original, entry, NAME, SOURCE) \
+            or bound_or_report(up, original, updated, entry) is None:
         return updated
-    if bound_or_report(up, original, updated, entry) is None:
-        return updated
-    up.__dict__["_gru_unit_used"] = True
     up.needed_imports.add("paddle")  # the class is a paddle.nn.Layer
-    up.report(original, CODE, f"`{entry.short}` → `{NAME}` (a Layer class fix adds to the "
-              "module: 1.8's gru_unit op)", entry.name, entry.target, entry.safety,
-              applied=True)
+    use_helper(up, original, entry, NAME, "a Layer class fix adds to the module: 1.8's "
+               "gru_unit op")
     return updated.with_changes(func=cst.Name(NAME))
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the class the rewrites call after the module's docstring and imports."""
-    if not up.__dict__.get("_gru_unit_used") or _state(up) != "insert":
-        return module
-    from upgrader.fixers import insert_after_head
-    return insert_after_head(module, [SOURCE])
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})

@@ -84,11 +84,6 @@ SOURCE = f'''def {NAME}(input, conv_num_filter, pool_size, conv_padding=1, conv_
 '''
 
 
-def _state(up) -> str:
-    from upgrader.fixers import helper_state
-    return helper_state(up, NAME, SOURCE)
-
-
 def _why_manual(up, bound) -> str:
     from upgrader.fixers.static_dropout import static_only
     act = bound.values.get("conv_act")
@@ -105,13 +100,14 @@ def _why_manual(up, bound) -> str:
     if not static_only(up):
         return ("the module has dynamic-mode code, where 1.8's dropout followed the tracer's "
                 "train/eval mode")
-    if _state(up) == "conflict":
+    from upgrader.fixers import helper_state
+    if helper_state(up, NAME, SOURCE) == "conflict":
         return f"the module already uses the name {NAME} for something else"
     return ""
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report, static_mode
+    from upgrader.fixers import bound_or_report, static_mode, use_helper
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
@@ -119,17 +115,12 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if why:
         up.report_entry(original, entry, False, manual=f"{why}; {entry.note}")
         return updated
-    up.__dict__["_img_conv_group_used"] = True
     static_mode.note_applied(up, entry)
-    up.report(original, CODE, f"`{entry.short}` → `{NAME}` (a function fix adds to the "
-              "module: 1.8.5's VGG block)", entry.name, entry.target, entry.safety,
-              applied=True)
+    use_helper(up, original, entry, NAME, "a function fix adds to the module: 1.8.5's VGG block")
     return updated.with_changes(func=cst.Name(NAME))
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the function the rewrites call after the module's docstring and imports."""
-    if not up.__dict__.get("_img_conv_group_used") or _state(up) != "insert":
-        return module
-    from upgrader.fixers import insert_after_head
-    return insert_after_head(module, [SOURCE])
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})

@@ -48,8 +48,8 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from upgrader import untouched
-
 from upgrader.args import Manual, bind, code_of, literal
+from upgrader.bound_names import bindings
 from upgrader.rulebook import ArgSpec
 
 CODE = "PU103"
@@ -78,21 +78,7 @@ def module_constants(up) -> dict:
         tree = untouched.parse(up.source)
     except SyntaxError:
         return got
-    binds: dict = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            binds[node.id] = binds.get(node.id, 0) + 1
-        elif isinstance(node, ast.arg):
-            binds[node.arg] = binds.get(node.arg, 0) + 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            binds[node.name] = binds.get(node.name, 0) + 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names:
-                n = (a.asname or a.name).split(".")[0]
-                binds[n] = binds.get(n, 0) + 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for n in node.names:
-                binds[n] = binds.get(n, 0) + 2  # rebound elsewhere: never a constant
+    binds = {name: len(nodes) for name, nodes in bindings(tree).items()}
     for stmt in tree.body:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
             continue

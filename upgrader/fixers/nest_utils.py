@@ -186,30 +186,20 @@ SOURCE = f'''class {NAME}(object):
 '''
 
 
-def _state(up) -> str:
-    from upgrader.fixers import helper_state
-    return helper_state(up, NAME, SOURCE)
-
-
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if _state(up) == "conflict":
-        up.report_entry(original, entry, False,
-                        manual=f"the module already uses the name {NAME} for something else; "
-                               f"{entry.note}")
+    from upgrader.fixers import helper_conflict, use_helper
+    if helper_conflict(up, original, entry, NAME, SOURCE):
         return updated
     if not up.can_apply(entry, original):  # the arguments stay as they are: same signature
         up.report_entry(original, entry, False)
         return updated
     method = entry.name.rsplit(".", 1)[1]
-    up.__dict__["_nest_utils_used"] = True
-    up.report(original, CODE, f"`{entry.short}` → `{NAME}.{method}` (a class fix adds to the "
-              "module: 1.8.5's code)", entry.name, entry.target, entry.safety, applied=True)
+    use_helper(up, original, entry, NAME, "a class fix adds to the module: 1.8.5's code",
+               shown=f"{NAME}.{method}")
     return updated.with_changes(func=cst.Attribute(value=cst.Name(NAME), attr=cst.Name(method)))
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the class the rewrites call after the module's docstring and imports."""
-    if not up.__dict__.get("_nest_utils_used") or _state(up) != "insert":
-        return module
-    from upgrader.fixers import insert_after_head
-    return insert_after_head(module, [SOURCE])
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})

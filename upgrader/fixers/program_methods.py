@@ -61,7 +61,7 @@ from __future__ import annotations
 import libcst as cst
 
 from upgrader.args import code_of, literal
-from upgrader.fixers import helper_state
+from upgrader.fixers import add_used_helpers, helper_state, need_helper
 
 CODE = "PU216"
 PROGRAM_MAKERS = ("paddle.fluid.Program", "paddle.fluid.framework.Program",
@@ -189,7 +189,7 @@ def _block_var(up, original: cst.Call, updated: cst.Call, f: cst.Attribute):
     if len(original.args) == 1 and original.args[0].keyword is None \
             and not original.args[0].star and _names_data(up, original) \
             and helper_state(up, BLOCK_VAR, BLOCK_VAR_SOURCE) != "conflict":
-        up.block_var_helper_used = True
+        need_helper(up, BLOCK_VAR)
         up.report(original, CODE, f"`block.var(name)` → `{BLOCK_VAR}(block, name)`: a PIR "
                   "block has no var(name); the name is one the module gives a data variable, "
                   f"which {BLOCK_VAR} (a function fix adds to the module) finds by its data "
@@ -304,11 +304,7 @@ def _names_data(up, call: cst.Call) -> bool:
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add ``_fluid_block_var`` after the module's docstring and imports, once."""
-    if not getattr(up, "block_var_helper_used", False) \
-            or helper_state(up, BLOCK_VAR, BLOCK_VAR_SOURCE) != "insert":
-        return module
-    from upgrader.fixers import insert_after_head
-    return insert_after_head(module, [BLOCK_VAR_SOURCE])
+    return add_used_helpers(up, module, {BLOCK_VAR: BLOCK_VAR_SOURCE})
 
 
 def _names_parameter(up, arg: cst.BaseExpression) -> bool:

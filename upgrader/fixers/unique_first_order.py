@@ -74,33 +74,18 @@ SOURCES = {
 }
 
 
-def _state(up, name: str) -> str:
-    from upgrader.fixers import helper_state
-    return helper_state(up, name, SOURCES[name])
-
-
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report
+    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
     name = NAMES[entry.name]
-    if _state(up, name) == "conflict":
-        up.report_entry(original, entry, False,
-                        manual=f"the module already uses the name {name} for something else; "
-                               f"{entry.note}")
+    if helper_conflict(up, original, entry, name, SOURCES[name]) \
+            or bound_or_report(up, original, updated, entry) is None:
         return updated
-    if bound_or_report(up, original, updated, entry) is None:
-        return updated
-    up.__dict__.setdefault("_unique_first_order_used", set()).add(name)
-    up.report(original, CODE, f"`{entry.short}` → `{name}` (a function fix adds to the "
-              "module: 1.8's order of first occurrence)", entry.name, entry.target,
-              entry.safety, applied=True)
+    use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's order of "
+               "first occurrence")
     return updated.with_changes(func=cst.Name(name))
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the functions the rewrites call after the module's docstring and imports."""
-    used = up.__dict__.get("_unique_first_order_used")
-    if not used:
-        return module
-    from upgrader.fixers import insert_after_head
-    return insert_after_head(module, [SOURCES[n] for n in sorted(used)
-                                      if _state(up, n) == "insert"])
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, SOURCES)
