@@ -380,6 +380,7 @@ class Upgrader(FastTransformer):
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
         self.grouped: Dict[int, cst.BaseExpression] = {}  # rewrites parenthesized by _grouped
         self.class_operands: Set[int] = set()  # ids of isinstance/issubclass class operands
+        self.instance_classes: Set[int] = set()  # ids of isinstance class operands (no tuple)
         # ids of values kept to be called later: assigned, a parameter default, a branch of
         # a conditional expression, a dict value (`opt_cls = fluid.optimizer.Adam if ...`)
         self.kept_values: Set[int] = set()
@@ -829,6 +830,9 @@ class Upgrader(FastTransformer):
         elif type(f) is cst.Name and f.value in ("isinstance", "issubclass") and len(node.args) == 2 \
                 and not self.scope.shadowed(f.value) and f.value not in self.imports.bindings:
             self._class_operand(node.args[1].value)
+            if f.value == "isinstance" and not node.args[0].star and not node.args[1].star \
+                    and node.args[0].keyword is None and node.args[1].keyword is None:
+                self.instance_classes.add(id(node.args[1].value))
         elif not (type(f) is cst.Name and f.value in _NOT_CALLING_BUILTINS):
             # a class handed to a function of the program (`train(model, fluid.optimizer.SGD)`)
             # is called there with 1.8's keywords
@@ -887,6 +891,7 @@ class Upgrader(FastTransformer):
             updated = fixers.backward_accumulation.check_call(self, original, updated)
             updated = fixers.program_methods.check_call(self, original, updated)
             updated = fixers.layer_methods.check_call(self, original, updated)
+            updated = fixers.type_checks.check_call(self, original, updated)
             if not isinstance(updated, cst.Call):
                 return updated
             updated = fixers.small_forms.unwrap_with_data_parallel(self, original, updated)

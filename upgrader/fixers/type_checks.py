@@ -24,7 +24,8 @@ Example
     paddle.pir.Value))``; ``isinstance(x, (fluid.Variable, np.ndarray))`` →
     ``isinstance(x, ((paddle.static.Variable, paddle.pir.Value), np.ndarray))``;
     ``issubclass(t, fluid.framework.Block)`` → ``issubclass(t, (paddle.framework.Block,
-    paddle.pir.Block))``.
+    paddle.pir.Block))``; ``isinstance(var, fluid.framework.Parameter)`` →
+    ``_fluid_is_parameter(var)``.
 
 Fix safety
     Safe: checked on Paddle 1.8.5 against 3.3.1 (the entries' examples: Variable and Block
@@ -35,9 +36,13 @@ Fix safety
     parameter, block or operator answers True and a tensor or array False, as in 1.8.5.
     One corner differs: a 1.8 static ``Parameter`` checked while dygraph mode is on was not
     a ``Variable`` (1.8's metaclass asked for a ``VarBase``), a PIR parameter is a
-    ``paddle.pir.Value`` in any mode. ``fluid.framework.Parameter`` has no such form: a PIR
-    parameter is a plain ``paddle.pir.Value`` (``value.is_parameter`` tells it apart), so
-    its checks keep the unsafe rename. A shadowed or rebound ``isinstance`` is not an
+    ``paddle.pir.Value`` in any mode. ``fluid.framework.Parameter`` has no class form: a PIR
+    parameter is a plain ``paddle.pir.Value`` (``value.is_parameter`` tells it apart). So
+    ``isinstance(v, fluid.framework.Parameter)`` with the class alone becomes
+    ``_fluid_is_parameter(v)``, a function fix adds to the module (``isinstance(v,
+    paddle.static.Parameter) or (isinstance(v, paddle.pir.Value) and v.is_parameter)``;
+    the entry's example: a parameter, data and an op result in both modes, checked on
+    1.8.5), and its other checks (in a tuple, ``issubclass``) keep the unsafe rename. A shadowed or rebound ``isinstance`` is not an
     ``isinstance`` check: the plain handling applies there.
 """
 from __future__ import annotations
@@ -59,12 +64,61 @@ CLASS_OPERANDS = {
 }
 
 
+#: legacy class (entry name) → the function fix adds for ``isinstance(v, <class>)`` (the class
+#: alone as the operand), with its source: no class tells these values apart under PIR
+PREDICATES = {"paddle.fluid.framework.Parameter": "_fluid_is_parameter"}
+SOURCES = {"_fluid_is_parameter": '''def _fluid_is_parameter(v):
+    """Paddle 1.8's isinstance(v, fluid.framework.Parameter): in a static (PIR) program a
+    parameter is a plain paddle.pir.Value that answers is_parameter."""
+    return isinstance(v, paddle.static.Parameter) or (
+        isinstance(v, paddle.pir.Value) and v.is_parameter)
+'''}
+
+
+def check_call(up, original: cst.Call, updated: cst.Call):
+    """``isinstance(v, fluid.framework.Parameter)`` (the class alone) → ``_fluid_is_parameter(v)``."""
+    if len(original.args) != 2 or id(original.args[1].value) not in up.instance_classes:
+        return updated
+    entry = up.entry_for(up.resolve_dotted(original.args[1].value))
+    name = PREDICATES.get(entry.name) if entry is not None else None
+    if name is None or _builtins_rebound(up):
+        return updated
+    from upgrader.fixers import helper_conflict, need_helper
+    node = original.args[1].value
+    if not up.opts.enabled(entry.code) or helper_conflict(up, node, entry, name, SOURCES[name]):
+        return updated
+    shown = f"{name}(...)"
+    if up.suppressed_node(node, entry.code):
+        _report(up, node, entry, shown, applied=False, what=_PREDICATE_WHAT)
+        return updated
+    if entry.mode == "static":
+        up.facts.static_refs += 1
+    static_mode.note_applied(up, entry)
+    need_helper(up, name)
+    up.needed_imports.add("paddle")
+    _report(up, node, entry, shown, applied=True, what=_PREDICATE_WHAT)
+    return cst.Call(func=cst.Name(name), args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+                    lpar=updated.lpar, rpar=updated.rpar)
+
+
+_PREDICATE_WHAT = ("a function fix adds to the module: a parameter of a Paddle 3 static (PIR) "
+                   "program is a plain paddle.pir.Value, told apart by value.is_parameter")
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the predicates the rewrites call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, SOURCES)
+
+
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """A legacy class called (constructed): the entry's plain handling."""
     return up.apply_entry(original, updated, entry)
 
 
 def rewrite_reference(up, node: cst.BaseExpression, entry):
+    if entry.name in PREDICATES and id(node) in up.instance_classes and not _builtins_rebound(up):
+        return node  # the isinstance call becomes the predicate (check_call)
     operand = CLASS_OPERANDS.get(entry.name)
     if operand is None or id(node) not in up.class_operands or _builtins_rebound(up):
         return None  # not an isinstance/issubclass class: the plain rename (unsafe)
@@ -122,8 +176,8 @@ def _binds(source: str) -> bool:
     return False
 
 
-def _report(up, node, entry, operand, applied):
+def _report(up, node, entry, operand, applied, what="Paddle 3's static values, blocks and "
+                                                      "operators are PIR objects"):
     up.report(node, entry.code,
               f"`{entry.short}` as the class of an isinstance/issubclass check → `{operand}` "
-              "(Paddle 3's static values, blocks and operators are PIR objects)",
-              entry.name, operand, "safe", applied=applied)
+              f"({what})", entry.name, operand, "safe", applied=applied)
