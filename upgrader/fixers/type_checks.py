@@ -66,12 +66,19 @@ CLASS_OPERANDS = {
 
 #: legacy class (entry name) → the function fix adds for ``isinstance(v, <class>)`` (the class
 #: alone as the operand), with its source: no class tells these values apart under PIR
-PREDICATES = {"paddle.fluid.framework.Parameter": "_fluid_is_parameter"}
+PREDICATES = {"paddle.fluid.framework.Parameter": "_fluid_is_parameter",
+              "paddle.fluid.dygraph.io.TranslatedLayer": "_fluid_is_translated_layer"}
 SOURCES = {"_fluid_is_parameter": '''def _fluid_is_parameter(v):
     """Paddle 1.8's isinstance(v, fluid.framework.Parameter): in a static (PIR) program a
     parameter is a plain paddle.pir.Value that answers is_parameter."""
     return isinstance(v, paddle.static.Parameter) or (
         isinstance(v, paddle.pir.Value) and v.is_parameter)
+''', "_fluid_is_translated_layer": '''def _fluid_is_translated_layer(v):
+    """Paddle 2.0's isinstance(v, fluid.dygraph.TranslatedLayer): under PIR paddle.jit.load
+    returns a PirTranslatedLayer (not public), which is not a paddle.jit.TranslatedLayer."""
+    return isinstance(v, paddle.jit.TranslatedLayer) or any(
+        c.__name__ == 'PirTranslatedLayer' and c.__module__.startswith('paddle.')
+        for c in type(v).__mro__)
 '''}
 
 
@@ -89,20 +96,25 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         return updated
     shown = f"{name}(...)"
     if up.suppressed_node(node, entry.code):
-        _report(up, node, entry, shown, applied=False, what=_PREDICATE_WHAT)
+        _report(up, node, entry, shown, applied=False, what=_PREDICATE_WHAT[name])
         return updated
     if entry.mode == "static":
         up.facts.static_refs += 1
     static_mode.note_applied(up, entry)
     need_helper(up, name)
     up.needed_imports.add("paddle")
-    _report(up, node, entry, shown, applied=True, what=_PREDICATE_WHAT)
+    _report(up, node, entry, shown, applied=True, what=_PREDICATE_WHAT[name])
     return cst.Call(func=cst.Name(name), args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
                     lpar=updated.lpar, rpar=updated.rpar)
 
 
-_PREDICATE_WHAT = ("a function fix adds to the module: a parameter of a Paddle 3 static (PIR) "
-                   "program is a plain paddle.pir.Value, told apart by value.is_parameter")
+_PREDICATE_WHAT = {
+    "_fluid_is_parameter": "a function fix adds to the module: a parameter of a Paddle 3 static "
+                           "(PIR) program is a plain paddle.pir.Value, told apart by "
+                           "value.is_parameter",
+    "_fluid_is_translated_layer": "a function fix adds to the module: under PIR paddle.jit.load "
+                                  "returns a PirTranslatedLayer (not public), not a "
+                                  "paddle.jit.TranslatedLayer"}
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
