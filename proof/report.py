@@ -123,7 +123,25 @@ def build(verdicts: Dict[str, Verdict], missing, book,
     total["safe_proven"] = total["safe"] - len(unproven_safe)
     total["safe_unproven"] = unproven_safe
     total["unsafe"] = total["automatic"] - total["safe"]
-    return {"rules_digest": book.digest, "summary": total, "files": files}
+    return {"rules_digest": book.digest, "summary": total, "files": files,
+            "one_mode": one_mode(automatic)}
+
+
+def one_mode(entries) -> Dict[str, str]:
+    """Short name -> ``modes_why`` of the automatic entries of APIs that run in both modes
+    (entry mode ``any``) whose example runs in one mode only."""
+    out: Dict[str, str] = OrderedDict()
+    for e in entries:
+        ex = e.example or {}
+        if e.mode != "any" or not ex.get("code") or unprovable(e):
+            continue
+        try:
+            modes = snippets.example_modes(ex, e.mode)
+        except snippets.ExampleError:
+            continue
+        if len(modes) == 1:
+            out[e.short] = str(ex.get("modes_why", "") or "")
+    return out
 
 
 #: why an automatic entry is not proven: report key -> column title
@@ -176,6 +194,11 @@ def render(report: dict, out=sys.stdout, width: int = 100) -> None:
     if scaffold:
         print(f"\nproven by every program of their mode (no example needed): "
               f"{', '.join(scaffold)}", file=out)
+    one = report.get("one_mode", {})
+    if one:
+        print(f"\nrun in one mode only, with the reason in their example's modes_why "
+              f"({len(one)}; the legacy API rejects the other mode, is bound to one, or "
+              f"another proof covers it): {', '.join(sorted(one))}", file=out)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

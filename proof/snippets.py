@@ -166,9 +166,16 @@ def example_engine(example):
     return engine
 
 
+def example_code(example, mode):
+    """The example's legacy code in ``mode``: its ``<mode>_code`` when it has one (a mode
+    where part of ``code`` has no automatic rewrite, e.g. ``BatchNorm(is_test=True)`` in a
+    static program), else ``code``."""
+    return example.get(mode + "_code") or example.get("code", "")
+
+
 def example_digest(example, mode):
     """Digest of what an example means in one mode (a changed example = a stale golden)."""
-    meaning = {"inputs": example.get("inputs", {}), "code": example.get("code", ""),
+    meaning = {"inputs": example.get("inputs", {}), "code": example_code(example, mode),
                "mode": mode}
     if example.get("engine", DEFAULT_ENGINE) != DEFAULT_ENGINE:
         meaning["engine"] = example["engine"]
@@ -188,7 +195,7 @@ def program(example, mode, title=""):
     """The complete legacy program for ``example`` in ``mode`` (``dygraph``/``static``)."""
     if mode not in MODES:
         raise ExampleError("unknown mode %r (dygraph, static)" % mode)
-    code = example.get("code")
+    code = example_code(example, mode)
     if not isinstance(code, str) or not code.strip():
         raise ExampleError("example has no code")
     inputs = example.get("inputs", {}) or {}

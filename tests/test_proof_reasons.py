@@ -239,3 +239,37 @@ def test_parameter_server_reason_still_holds_for_the_installed_paddle():
     present = [n for n in ("DistFleetWrapper", "PSHost", "CommContext") if hasattr(libpaddle, n)]
     assert not present, (f"Paddle {paddle.__version__} has {present}: the reason given for "
                          f"{cited} no longer holds")
+
+
+# -- both modes, or why one ----------------------------------------------------------------
+
+def test_examples_of_both_mode_apis_run_both_modes_or_say_why():
+    """An automatic rule of an API that runs in dynamic and static mode (entry mode "any")
+    is proven in both, or its example's ``modes_why`` says why one mode is not run (1.8.5
+    rejects it, the API is bound to one mode, another proof covers it). ``make proof``
+    lists them."""
+    automatic = [e for e in BOOK if e.automatic]
+    one = report.one_mode(automatic)
+    lacking = sorted(n for n, why in one.items() if not why.strip())
+    assert not lacking, "run both modes or add modes_why to the example of: " + ", ".join(lacking)
+    stray = sorted(e.short for e in automatic if (e.example or {}).get("modes_why")
+                   and e.short not in one)
+    assert not stray, "modes_why on an example that runs every mode of its API: " + ", ".join(stray)
+
+
+def test_one_mode_report_reads_modes_why():
+    e = _entry(example={"inputs": {"x": "randn(2, 3)"}, "code": CODE, "modes": ["static"],
+                        "modes_why": "static only"})
+    both = _entry(example={"inputs": {"x": "randn(2, 3)"}, "code": CODE})
+    assert report.one_mode([e, both]) == {e.short: "static only"}
+    assert report.one_mode([_entry(example={"code": CODE, "modes": ["dygraph"]})]) == \
+        {e.short: ""}
+
+
+def test_an_example_can_give_one_mode_its_own_code():
+    ex = {"inputs": {"x": "randn(2, 3)"}, "code": CODE, "static_code": "out = x"}
+    assert "out = x" in snippets.program(ex, "static")
+    assert CODE in snippets.program(ex, "dygraph") and "out = x\n" not in snippets.program(ex, "dygraph")
+    plain = {"inputs": {"x": "randn(2, 3)"}, "code": CODE}
+    assert snippets.example_digest(ex, "dygraph") == snippets.example_digest(plain, "dygraph")
+    assert snippets.example_digest(ex, "static") != snippets.example_digest(plain, "static")
