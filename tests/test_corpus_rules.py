@@ -58,25 +58,41 @@ def test_layers_data_positional_arguments_keep_their_slots():
     assert "x = paddle.static.data('x', [2, 3], 'int64')" in out
 
 
-@pytest.mark.parametrize("call, unsafe_shape", [
-    ("shape=shp", "shape=[-1] + list(shp)"),
-    ("shape=[seq_len, 1]", "shape=[-1, seq_len, 1]"),
-    ("shape=[1], lod_level=1", "shape=[-1, 1], lod_level=1, dtype='float32'"),
+@pytest.mark.parametrize("call, shape", [
+    ("shape=shp", "shape=_fluid_data_shape(shp)"),
+    ("shape=[seq_len, 1]", "shape=_fluid_data_shape([seq_len, 1])"),
+    ("shape=self.dims, append_batch_size=flag", "shape=_fluid_data_shape(self.dims, flag)"),
 ])
-def test_layers_data_undecidable_shapes_stay_unsafe(call, unsafe_shape):
+def test_layers_data_shapes_known_when_run_use_1_8s_rule_then(call, shape):
+    """A shape 1.8's rule cannot be applied to at rewrite time goes through
+    _fluid_data_shape, which applies it when the program runs (proven by the rule's
+    example); safe, applied by a plain fix."""
     src = f"import paddle.fluid as fluid\nx = fluid.layers.data(name='x', {call})\n"
+    out = assert_fixpoint(src)
+    assert f"x = paddle.static.data(name='x', {shape}, dtype='float32')" in out
+    assert "def _fluid_data_shape(shape, append_batch_size=True):" in out
+    (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
+    assert f.fix == "safe"
+    ns = {}
+    exec(out[out.index("def _fluid_data_shape"):out.index("return shape") + len("return shape")], ns)
+    helper = ns["_fluid_data_shape"]
+    assert helper([3, 4]) == [-1, 3, 4] and helper((None, 3)) == [-1, 3]
+    assert helper([-1, 3]) == [-1, 3] and helper([2, 3], False) == [2, 3]
+
+
+def test_layers_data_lod_level_stays_unsafe():
+    src = "import paddle.fluid as fluid\nx = fluid.layers.data(name='x', shape=[1], lod_level=1)\n"
     plain = fix(src)
-    assert f"x = fluid.layers.data(name='x', {call})" in plain  # left as it was
+    assert "x = fluid.layers.data(name='x', shape=[1], lod_level=1)" in plain  # left as it was
     assert "# TODO(paddle-upgrade): PU103 `fluid.layers.data`" in plain
     out = assert_fixpoint(src, unsafe_fixes=True)
-    assert f"x = paddle.static.data(name='x', {unsafe_shape}" in out
+    assert "x = paddle.static.data(name='x', shape=[-1, 1], lod_level=1, dtype='float32'" in out
     (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
     assert f.fix == "unsafe"
 
 
-@pytest.mark.parametrize("arg", ["append_batch_size=flag", "append_batch_size=flag()"])
-def test_layers_data_non_literal_append_batch_size_is_manual(arg):
-    src = f"import paddle.fluid as fluid\nx = fluid.layers.data(name='x', shape=[3], {arg})\n"
+def test_layers_data_append_batch_size_call_is_manual():
+    src = "import paddle.fluid as fluid\nx = fluid.layers.data(name='x', shape=[3], append_batch_size=flag())\n"
     (f,) = [f for f in findings(src) if f.legacy == "paddle.fluid.layers.data"]
     assert f.fix == "manual" and "append_batch_size" in f.message
     assert_fixpoint(src, unsafe_fixes=True)

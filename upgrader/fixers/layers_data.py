@@ -30,11 +30,16 @@ Fix safety
     ``append_batch_size=False``. A name the module binds exactly once, at its top level, to
     an int (``IMG_DIM = 784``, ``H, W = 28, 28``) or a list/tuple of ints
     (``SHAPE = [1, 28, 28]``) counts as that literal, and so does ``+ - * //`` arithmetic
-    on such names and int literals (``IMG * IMG``, ``3 * H * W``, ``IMG // 4``). Unsafe when a non-literal shape (or a non-literal entry)
-    could hold ``None``/``-1``: the rewrite prepends ``-1`` (``[-1] + list(shape)``) as 1.8
-    did for shapes without them. ``lod_level`` > 0 is unsafe too: Paddle 3 programs carry
-    no LoD, so the sequence ops reading it are manual (declare the padded batch and its
-    lengths instead). A non-literal ``append_batch_size`` is manual. Either way, two 1.8
+    on such names and int literals (``IMG * IMG``, ``3 * H * W``, ``IMG // 4``). Any other
+    shape (a name, ``self.shape``, a list with a non-literal entry such as
+    ``[self.max_seq_len, 1]``) and an ``append_batch_size`` given as a name or attribute
+    are decided when the program runs: the shape becomes ``_fluid_data_shape(shape[,
+    append_batch_size])``, a function fix adds to the module that applies 1.8's rule
+    (safe as well; the rule's example covers a non-literal entry, a non-literal shape with
+    and without ``None`` and a non-literal ``append_batch_size``). ``lod_level`` > 0 is
+    unsafe: Paddle 3 programs carry no LoD, so the sequence ops reading it are manual
+    (declare the padded batch and its lengths instead). Any other non-literal
+    ``append_batch_size`` (a call, ...) is manual. Either way, two 1.8
     leniencies remain (loud errors, not silent changes): a fed array must have the declared
     dtype (1.8's ``layers.data`` let a float64 array into a float32 input), and every data
     variable of a program must be fed.
@@ -54,6 +59,16 @@ from upgrader.rulebook import ArgSpec
 
 CODE = "PU103"
 STRUCTURAL = ("layers-data",)
+HELPER = "_fluid_data_shape"
+SOURCE = f'''def {HELPER}(shape, append_batch_size=True):
+    """Paddle 1.8's fluid.layers.data shape: None entries become -1, and the batch
+    dimension -1 is prepended when append_batch_size is true and no entry is None or
+    negative."""
+    shape = [-1 if d is None else d for d in shape]
+    if append_batch_size and all(d >= 0 for d in shape):
+        shape = [-1] + shape
+    return shape
+'''
 
 _NO_BATCH = ("no batch dimension is added: 1.8 added none to a shape holding None or a "
              "negative entry")
@@ -204,26 +219,25 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     consts = module_constants(up)
     no_batch, unknown = _classify(elements, consts) if elements is not None else (False, [])
     known = consts.get(shape.value) if isinstance(shape, cst.Name) else None
+    helper_args: Optional[List[cst.Arg]] = None  # the shape computed at run time
     if no_batch and droppable:
         pass  # 1.8 added no batch dimension, whatever append_batch_size said
     elif append is None:
-        return up.apply_entry(original, updated, entry, entry_override=_manual_ab(entry))
-    elif append and elements is not None:
+        if not droppable:
+            return up.apply_entry(original, updated, entry, entry_override=_manual_ab(entry))
+        helper_args = [cst.Arg(shape), cst.Arg(ab.value)]  # 1.8's rule on both values
+    elif append and elements is not None and not unknown:
         new_shape = _prepend(shape, elements)
-        if unknown:
-            reasons.append(
-                f"shape entry {unknown[0]} is not a literal: 1.8 prepended the batch "
-                "dimension -1 only when no entry was None or negative; the rewrite "
-                "prepends it: remove it if that entry can be None or -1")
     elif append and isinstance(known, (list, tuple)) and not any(x < 0 for x in known):
         # a module constant of positive ints: 1.8 prepended the batch dimension
         new_shape = cst.parse_expression("[-1] + list(__pu_shape__)").visit(_Put(shape))
-    elif append:
-        new_shape = cst.parse_expression("[-1] + list(__pu_shape__)").visit(_Put(shape))
-        reasons.append(
-            f"shape={code_of(shape)} is not a literal: 1.8 prepended the batch dimension "
-            "-1 only when no entry was None or negative; the rewrite always prepends it "
-            f"([-1] + list(...)): remove it if {code_of(shape)} can hold None or -1")
+    elif append:  # an entry or the shape is known only when the program runs
+        helper_args = [cst.Arg(shape)]
+    if helper_args is not None:
+        from upgrader.fixers import helper_conflict, need_helper
+        if helper_conflict(up, original, entry, HELPER, SOURCE):
+            return updated
+        new_shape = cst.Call(func=cst.Name(HELPER), args=_commas(helper_args))
     if reasons:
         use.safety = "unsafe"
         use.note = "; ".join(reasons) + "."
@@ -235,7 +249,20 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     result = up.apply_entry(original, call, use)
     if result is call and call is not updated:
         return updated  # left for a manual rewrite (another argument): keep the legacy shape
+    if helper_args is not None:
+        need_helper(up, HELPER)
     return result
+
+
+def _commas(args: List[cst.Arg]) -> List[cst.Arg]:
+    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [a.with_changes(comma=sep) for a in args[:-1]] + args[-1:]
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the shape function the rewrites call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {HELPER: SOURCE})
 
 
 def _manual_ab(entry):
