@@ -83,7 +83,9 @@ def _unpacked_hint(entry: Entry, star: str) -> str:
     return f" (1.8 keywords that changed for `{entry.target}`: {'; '.join(parts)})"
 
 
-def bind(entry: Entry, call: cst.Call) -> Union[Bound, Manual]:
+def bind(entry: Entry, call: cst.Call, partial: bool = False) -> Union[Bound, Manual]:
+    """The call's arguments by 1.8 parameter name, or Manual. ``partial``: required
+    parameters may be missing (they come in a ``**`` argument the caller set aside)."""
     params = entry.params or []
     positional_params = [p for p in params if p.kind == "positional"]
     var_pos = next((p for p in params if p.kind == "var_positional"), None)
@@ -115,7 +117,8 @@ def bind(entry: Entry, call: cst.Call) -> Union[Bound, Manual]:
                 return Manual(f"argument {k!r} given twice")
             values[k] = arg
     for p in params:
-        if p.kind in ("positional", "keyword_only") and not p.has_default and p.name not in values:
+        if p.kind in ("positional", "keyword_only") and not p.has_default \
+                and p.name not in values and not partial:
             return Manual(f"required argument {p.name!r} missing")
     return Bound(values, positional)
 
@@ -164,10 +167,11 @@ def act_wrapper(act_src: str) -> Union[str, Manual, None]:
     return ACT_TARGETS[val]
 
 
-def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression
+def map_call(entry: Entry, call: cst.Call, target: cst.BaseExpression, partial: bool = False
              ) -> Union[Tuple[cst.BaseExpression, List[str]], Manual]:
-    """Rewrite ``call`` by the entry. Returns (new expression, notes) or Manual."""
-    bound = bind(entry, call)
+    """Rewrite ``call`` by the entry. Returns (new expression, notes) or Manual.
+    ``partial``: the call's ``**`` argument was set aside (kwargs_unpacking)."""
+    bound = bind(entry, call, partial)
     if isinstance(bound, Manual):
         return bound
     out: List[Tuple[str, cst.BaseExpression, Optional[cst.Arg]]] = []  # (new kw, value, original arg)

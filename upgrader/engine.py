@@ -939,6 +939,12 @@ class Upgrader(FastTransformer):
         ) if entry.safety == "safe" else None
         if not why and entry.safety == "safe" and entry.name in fixers.UNSAFE_CHECKS:
             why = fixers.UNSAFE_CHECKS[entry.name](self, original, entry)
+        unpacked = fixers.kwargs_unpacking.split(updated) if entry.params is not None else None
+        kw_names = None
+        if unpacked is not None:
+            kw_names = fixers.kwargs_unpacking.renames(entry_override or entry)
+            if kw_names is not None and not why and entry.safety == "safe":
+                why = fixers.kwargs_unpacking.unsafe_reason(entry_override or entry, *unpacked)
         if why:  # an argument that makes this call's rewrite change results
             entry = copy.copy(entry)
             entry.safety, entry.note = "unsafe", why
@@ -956,7 +962,10 @@ class Upgrader(FastTransformer):
                 return updated
             self.report_entry(original, entry, True)
             return updated.with_changes(func=target)
-        mapped = map_call(use, updated, target)
+        if kw_names is not None:
+            mapped = fixers.kwargs_unpacking.rewrite(self, *unpacked, use, target, kw_names)
+        else:
+            mapped = map_call(use, updated, target)
         if isinstance(mapped, Manual) and mapped.repeated:
             mapped = hoist.repeated_argument(self, original, updated, use, target, mapped)
         if not isinstance(mapped, Manual) and ACT_HELPER_NOTE in mapped[1]:
