@@ -91,22 +91,37 @@ def verify(cases: Sequence[Case], python: Optional[str] = None,
             runnable.append(c)
     for version, group in sorted(by_engine(runnable).items()):
         label = ENGINE_LABELS[version]
-        env, recs = run_legacy(group, engine_python(version, python, python20), version)
+        py = engine_python(version, python, python20)
+        env, recs = run_legacy(group, py, version)
         if env and not str(env.get("paddle", "")).startswith(version + "."):
             problems.append(f"the {label} interpreter runs Paddle {env.get('paddle')}, "
                             f"not {version}.x")
         for c in group:
-            golden, rec = load_golden(c), recs.get(c.key, {})
-            if bool(rec.get("ok")) != bool(golden.get("ok")):
-                problems.append(f"{c.key}: golden says ok={golden.get('ok')}, {label} now "
-                                f"says ok={rec.get('ok')} {rec.get('error', '')[-300:]}")
-            elif golden.get("ok"):
-                why = snippets.compare(golden["result"], rec["result"], VERIFY_RTOL,
-                                       VERIFY_ATOL, label)
-                if why:
-                    problems.append(f"{c.key}: re-run on {label} differs from the golden: "
-                                    f"{why}")
+            why = _disagreement(c, recs.get(c.key, {}), label)
+            if why:
+                # a batch shares one interpreter and a loaded machine: re-run the case alone
+                # (a fresh interpreter) and report it only when it disagrees there too
+                _, alone = run_legacy([c], py, version)
+                again = _disagreement(c, alone.get(c.key, {}), label)
+                if again:
+                    problems.append(again)
+                else:
+                    print(f"note: {c.key} disagreed in the batch but matches when re-run "
+                          f"alone ({why[:200]})", file=sys.stderr)
     return problems
+
+
+def _disagreement(c: Case, rec: dict, label: str) -> str:
+    """Why a legacy run's record of case ``c`` does not reproduce its golden, or ""."""
+    golden = load_golden(c)
+    if bool(rec.get("ok")) != bool(golden.get("ok")):
+        return (f"{c.key}: golden says ok={golden.get('ok')}, {label} now says "
+                f"ok={rec.get('ok')} {rec.get('error', '')[-300:]}")
+    if golden.get("ok"):
+        why = snippets.compare(golden["result"], rec["result"], VERIFY_RTOL, VERIFY_ATOL, label)
+        if why:
+            return f"{c.key}: re-run on {label} differs from the golden: {why}"
+    return ""
 
 
 def record(cases: Sequence[Case], everything: bool = False, python: Optional[str] = None,

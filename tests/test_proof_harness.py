@@ -309,3 +309,35 @@ def test_a_rule_broken_on_purpose_is_not_proven(mutation, name, mutation_verdict
     if not checked:
         pytest.skip(f"{name} is not proven even intact (see tests/test_proof.py): "
                     f"{intact[0].problems[:1]}")
+
+
+# -- golden re-verification -----------------------------------------------------------------
+
+def test_verify_reruns_a_disagreeing_case_alone_and_reports_only_a_lasting_one(monkeypatch):
+    """A batch of 1.8.5 runs shares one interpreter on a loaded machine: a case that
+    disagrees with its golden there is re-run alone, and reported only if it disagrees
+    again (a 1.8.5 DataLoader example once failed so in CI, then passed alone)."""
+    from proof import record
+    book = load()
+    (case,) = [c for c in proof_cases.cases_for(book.lookup("paddle.fluid.layers.relu"))
+               if c.mode == "static"]
+    golden = proof_cases.load_golden(case)
+    good = {"ok": True, "result": golden["result"]}
+    bad = {"ok": False, "error": "RuntimeError: reader timed out"}
+    env = {"paddle": "1.8.5"}
+    runs = []
+
+    def fake(cases, python=None, version="1.8"):
+        runs.append([c.key for c in cases])
+        return env, {c.key: (bad if len(runs) in failing else good) for c in cases}
+
+    monkeypatch.setattr(record, "run_legacy", fake)
+    failing = {1}  # the batch only
+    assert record.verify([case]) == [] and runs == [[case.key], [case.key]]
+    runs.clear()
+    failing = {1, 2}  # the batch and alone
+    (problem,) = record.verify([case])
+    assert case.key in problem and "reader timed out" in problem
+    runs.clear()
+    failing = set()
+    assert record.verify([case]) == [] and len(runs) == 1  # no re-run when all agree
