@@ -341,3 +341,26 @@ def test_verify_reruns_a_disagreeing_case_alone_and_reports_only_a_lasting_one(m
     runs.clear()
     failing = set()
     assert record.verify([case]) == [] and len(runs) == 1  # no re-run when all agree
+
+
+def test_record_reruns_a_case_that_fails_in_its_batch_alone(monkeypatch, tmp_path):
+    from proof import record
+    book = load()
+    cases = [c for name in ("paddle.fluid.layers.relu", "paddle.fluid.layers.sigmoid")
+             for c in proof_cases.cases_for(book.lookup(name)) if c.mode == "static"]
+    written = {}
+    monkeypatch.setattr(record, "write_golden", lambda c, g: written.__setitem__(c.key, g))
+    monkeypatch.setattr(record, "orphan_goldens", lambda cases: [])
+    calls = []
+
+    def fake(group, python=None, version="1.8"):
+        calls.append(len(group))
+        first = len(calls) == 1
+        return {"paddle": "1.8.5"}, {c.key: ({"ok": False, "error": "killed"} if first and c is cases[0]
+                                             else {"ok": True, "result": {"outputs": [], "sequence": False}})
+                                     for c in group}
+
+    monkeypatch.setattr(record, "run_legacy", fake)
+    counts = record.record(cases, everything=True, out=open(os.devnull, "w"))
+    assert calls == [2, 1] and counts["failing_on_1.8.5"] == 0
+    assert written[cases[0].key]["ok"] and written[cases[1].key]["ok"]
