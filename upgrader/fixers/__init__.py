@@ -145,6 +145,21 @@ def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> No
               entry.safety, applied=True)
 
 
+def call_helper(up, original, updated, entry, name: str, what: str):
+    """``updated`` with its arguments mapped by the entry's rules (as for its target) onto
+    ``name``, code fix adds to the module that subclasses or wraps a ``paddle`` API, reported
+    as that rewrite (:func:`use_helper`); when the arguments do not map, the call is
+    reported manual and stays."""
+    from upgrader.args import Manual, map_call
+    mapped = map_call(entry, updated, cst.Name(name))
+    if isinstance(mapped, Manual):
+        up.report_entry(original, entry, False, manual=mapped.reason)
+        return updated
+    up.needed_imports.add("paddle")
+    use_helper(up, original, entry, name, what)
+    return mapped[0]
+
+
 def add_used_helpers(up, module: cst.Module, sources: Dict[str, str]) -> cst.Module:
     """``module`` with the code of ``sources`` (name -> source, in that order) that the
     rewrites used (:func:`need_helper`) and the module does not define yet, after its

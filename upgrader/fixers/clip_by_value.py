@@ -66,22 +66,16 @@ SOURCE = f'''class {NAME}(paddle.nn.ClipGradByValue):
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.args import Manual, map_call
-    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    from upgrader.fixers import bound_or_report, call_helper, helper_conflict
     static, dynamic = static_dropout.module_modes(up)
     if dynamic and not static:  # today's class clips in dynamic mode
         return up.apply_entry(original, updated, entry)
     if helper_conflict(up, original, entry, NAME, SOURCE) \
             or bound_or_report(up, original, updated, entry) is None:
         return updated
-    mapped = map_call(entry, updated, cst.Name(NAME))
-    if isinstance(mapped, Manual):
-        up.report_entry(original, entry, False, manual=mapped.reason)
-        return updated
-    up.needed_imports.add("paddle")
-    use_helper(up, original, entry, NAME, "a subclass of paddle.nn.ClipGradByValue fix adds "
-               "to the module: it also clips in static (PIR) programs")
-    return mapped[0]
+    return call_helper(up, original, updated, entry, NAME, "a subclass of "
+                       "paddle.nn.ClipGradByValue fix adds to the module: it also clips in "
+                       "static (PIR) programs")
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:

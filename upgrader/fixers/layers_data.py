@@ -183,6 +183,7 @@ def _with_value(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    from upgrader.fixers import helper_conflict, need_helper
     bound = bind(entry, updated)
     if isinstance(bound, Manual):
         return up.apply_entry(original, updated, entry)  # reports the binding problem
@@ -234,7 +235,6 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     elif append:  # an entry or the shape is known only when the program runs
         helper_args = [cst.Arg(shape)]
     if helper_args is not None:
-        from upgrader.fixers import helper_conflict, need_helper
         if helper_conflict(up, original, entry, HELPER, SOURCE):
             return updated
         new_shape = cst.Call(func=cst.Name(HELPER), args=_commas(helper_args))

@@ -67,7 +67,7 @@ def _literal_none(bound) -> bool:
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     from upgrader.args import Manual, map_call
-    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    from upgrader.fixers import bound_or_report, call_helper, helper_conflict
     name = NAMES[entry.name]
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
@@ -81,14 +81,8 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return mapped[0]
     if helper_conflict(up, original, entry, name, SOURCES[name]):
         return updated
-    mapped = map_call(entry, updated, cst.Name(name))
-    if isinstance(mapped, Manual):
-        up.report_entry(original, entry, False, manual=mapped.reason)
-        return updated
-    up.needed_imports.add("paddle")  # the class derives from a paddle.nn loss
-    use_helper(up, original, entry, name, f"a subclass of {entry.target} fix adds to the "
-               "module: 'mean'/'sum' losses keep 1.8's shape [1]")
-    return mapped[0]
+    return call_helper(up, original, updated, entry, name, f"a subclass of {entry.target} fix "
+                       "adds to the module: 'mean'/'sum' losses keep 1.8's shape [1]")
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
