@@ -42,8 +42,11 @@ Fix safety
     ``_fluid_is_parameter(v)``, a function fix adds to the module (``isinstance(v,
     paddle.static.Parameter) or (isinstance(v, paddle.pir.Value) and v.is_parameter)``;
     the entry's example: a parameter, data and an op result in both modes, checked on
-    1.8.5), and its other checks (in a tuple, ``issubclass``) keep the unsafe rename. A shadowed or rebound ``isinstance`` is not an
-    ``isinstance`` check: the plain handling applies there.
+    1.8.5), and its other checks (in a tuple, ``issubclass``) keep the unsafe rename.
+    ``isinstance(v, fluid.dygraph.TranslatedLayer)`` likewise becomes
+    ``_fluid_is_translated_layer(v)`` (``paddle.jit.load`` returns a PirTranslatedLayer,
+    not public, under PIR). A shadowed or rebound ``isinstance`` is not an ``isinstance``
+    check: the plain handling applies there.
 """
 from __future__ import annotations
 
@@ -83,7 +86,8 @@ SOURCES = {"_fluid_is_parameter": '''def _fluid_is_parameter(v):
 
 
 def check_call(up, original: cst.Call, updated: cst.Call):
-    """``isinstance(v, fluid.framework.Parameter)`` (the class alone) → ``_fluid_is_parameter(v)``."""
+    """``isinstance(v, <class>)`` with a class of ``PREDICATES`` alone as the operand →
+    ``<predicate>(v)``, the function fix adds (``_fluid_is_parameter``, ...)."""
     if len(original.args) != 2 or id(original.args[1].value) not in up.instance_classes:
         return updated
     entry = up.entry_for(up.resolve_dotted(original.args[1].value))
