@@ -1,0 +1,50 @@
+"""fixers/dataset_readers.py: paddle.dataset reader creators -> functions fix adds (the
+values are proven by the rules' examples in tests/test_proof.py)."""
+import ast
+
+from upgrader import upgrade_source
+from upgrader.rulebook import load
+
+BOOK = load()
+
+
+def up(code):
+    return upgrade_source(code, rules=BOOK)
+
+
+def test_readers_become_added_functions_with_the_mode():
+    r = up("import paddle\n"
+           "train = paddle.batch(paddle.reader.shuffle(paddle.dataset.mnist.train(), buf_size=500), 64)\n"
+           "test = paddle.dataset.cifar.test10(cycle=flag)\n"
+           "c100 = paddle.dataset.cifar.train100()\n"
+           "house = paddle.dataset.uci_housing.test()\n")
+    assert "paddle.reader.shuffle(_fluid_mnist_reader('train'), buf_size=500)" in r.code
+    assert "test = _fluid_cifar_reader('test10', cycle=flag)" in r.code
+    assert "c100 = _fluid_cifar_reader('train100')" in r.code
+    assert "house = _fluid_uci_housing_reader('test')" in r.code
+    tree = ast.parse(r.code)
+    defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert defs == ["_fluid_mnist_reader", "_fluid_cifar_reader", "_fluid_uci_housing_reader"]
+    assert "= paddle.dataset" not in r.code and "(paddle.dataset" not in r.code
+    assert {f.fix for f in r.findings} == {"safe"} and all(f.applied for f in r.findings)
+    again = up(r.code)
+    assert again.code == r.code and not again.findings
+
+
+def test_positional_cycle_keeps_its_value():
+    r = up("import paddle\nr = paddle.dataset.cifar.train10(True)\n")
+    assert "r = _fluid_cifar_reader('train10', cycle=True)" in r.code
+
+
+def test_a_module_using_the_name_otherwise_keeps_the_call():
+    code = "import paddle\n_fluid_mnist_reader = 3\nr = paddle.dataset.mnist.train()\n"
+    r = up(code)
+    assert "r = paddle.dataset.mnist.train()" in r.code
+    assert r.findings[0].fix == "manual" or not r.findings[0].applied
+    assert "for something else" in r.findings[0].message
+
+
+def test_bad_arguments_stay_manual():
+    r = up("import paddle\nr = paddle.dataset.mnist.train(5)\n")
+    assert "paddle.dataset.mnist.train(5)" in r.code
+    assert not r.findings[0].applied

@@ -1,0 +1,146 @@
+"""PU106 dataset-readers: the 1.x reader creators of ``paddle.dataset`` (MNIST, CIFAR,
+UCI housing) become small functions fix adds to the module, which read the files of
+today's dataset classes and yield 1.8's samples.
+
+What it does
+    ``paddle.dataset.mnist.train()`` becomes ``_fluid_mnist_reader('train')`` (``test()``:
+    ``'test'``), ``paddle.dataset.cifar.train10(cycle=c)`` becomes
+    ``_fluid_cifar_reader('train10', cycle=c)`` (also ``test10``, ``train100``,
+    ``test100``) and ``paddle.dataset.uci_housing.train()`` becomes
+    ``_fluid_uci_housing_reader('train')``. ``fix`` adds each function once, after the
+    module's imports. Each returns a reader creator, as the 1.x call did, so
+    ``paddle.batch(paddle.reader.shuffle(reader, buf_size), batch_size)`` around it keeps
+    working.
+
+Why is this bad?
+    The ``paddle.dataset`` readers are deprecated since 2.0; their successors
+    (``paddle.vision.datasets.MNIST`` / ``Cifar10`` / ``Cifar100``,
+    ``paddle.text.datasets.UCIHousing``) are map-style datasets with another sample
+    format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a flat
+    float32 [784] image scaled to [-1, 1] and an int), CIFAR a [32, 32, 3] HWC image of
+    0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1], in
+    the archive's order), UCI housing float32 arrays (1.8: float64). A plain rename changes
+    every sample a model trains on.
+
+Example
+    ``paddle.batch(paddle.dataset.mnist.train(), batch_size=64)`` →
+    ``paddle.batch(_fluid_mnist_reader('train'), batch_size=64)``.
+
+Fix safety
+    Safe: the functions let today's dataset class find (and download) the same file
+    1.8 read, in the same cache directory ``~/.cache/paddle/dataset/<name>/``, then yield
+    1.8's samples from it: same values, dtypes, shapes and order (the rules' examples,
+    run on files written by the example, on 1.8.5 and 3.x). 1.8's
+    ``uci_housing`` reader also drew a bar chart of the feature ranges into
+    ``./image/ranges.png``; the function does not. Manual when the module already uses
+    the function's name for something else.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "PU106"
+STRUCTURAL = ("dataset-readers",)
+
+#: legacy name -> (function, its mode argument)
+CALLS = {
+    "paddle.dataset.mnist.train": ("_fluid_mnist_reader", "train"),
+    "paddle.dataset.mnist.test": ("_fluid_mnist_reader", "test"),
+    "paddle.dataset.cifar.train10": ("_fluid_cifar_reader", "train10"),
+    "paddle.dataset.cifar.test10": ("_fluid_cifar_reader", "test10"),
+    "paddle.dataset.cifar.train100": ("_fluid_cifar_reader", "train100"),
+    "paddle.dataset.cifar.test100": ("_fluid_cifar_reader", "test100"),
+    "paddle.dataset.uci_housing.train": ("_fluid_uci_housing_reader", "train"),
+    "paddle.dataset.uci_housing.test": ("_fluid_uci_housing_reader", "test"),
+}
+#: what docs/rules.md and explain show instead of the entry's target
+HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
+                              "_fluid_uci_housing_reader (functions fix adds to the module: "
+                              "1.8's samples from today's dataset files)"}
+
+SOURCES = {
+    "_fluid_mnist_reader": '''def _fluid_mnist_reader(mode):
+    """Paddle 1.8's paddle.dataset.mnist.train() / test(): a reader creator whose samples
+    are (float32 image [784] scaled to [-1, 1], int label), in file order, read through
+    paddle.vision.datasets.MNIST (same files)."""
+    import paddle
+    dataset = paddle.vision.datasets.MNIST(mode=mode, backend='cv2')
+
+    def reader():
+        for index in range(len(dataset)):
+            image, label = dataset[index]
+            image = image.astype('float32').reshape([784])
+            yield image / 255.0 * 2.0 - 1.0, int(label[0])
+
+    return reader
+''',
+    "_fluid_cifar_reader": '''def _fluid_cifar_reader(mode, cycle=False):
+    """Paddle 1.8's paddle.dataset.cifar.train10() / test10() / train100() / test100(): a
+    reader creator whose samples are (float32 CHW image [3072] scaled to [0, 1], int label),
+    in the order of the archive's batches (endless with cycle=True), read from the file
+    paddle.vision.datasets.Cifar10 / Cifar100 uses."""
+    import pickle
+    import tarfile
+    import paddle
+    datasets = paddle.vision.datasets
+    if mode.endswith('100'):
+        dataset = datasets.Cifar100(mode=mode[:-3], backend='cv2')
+    else:
+        dataset = datasets.Cifar10(mode=mode[:-2], backend='cv2')
+    filename = dataset.data_file
+    sub_name = {'train10': 'data_batch', 'test10': 'test_batch',
+                'train100': 'train', 'test100': 'test'}[mode]
+
+    def reader():
+        while True:
+            with tarfile.open(filename, mode='r') as f:
+                names = [each.name for each in f if sub_name in each.name]
+                for name in names:
+                    batch = pickle.load(f.extractfile(name), encoding='bytes')
+                    labels = batch.get(b'labels', batch.get(b'fine_labels', None))
+                    for sample, label in zip(batch[b'data'], labels):
+                        yield (sample / 255.0).astype('float32'), int(label)
+            if not cycle:
+                break
+
+    return reader
+''',
+    "_fluid_uci_housing_reader": '''def _fluid_uci_housing_reader(mode):
+    """Paddle 1.8's paddle.dataset.uci_housing.train() / test(): a reader creator whose
+    samples are (float64 normalised features [13], float64 price [1]), read through
+    paddle.text.datasets.UCIHousing (same file, same normalisation and 80/20 split)."""
+    import paddle
+    data = paddle.text.datasets.UCIHousing(mode=mode).data
+
+    def reader():
+        for row in data:
+            yield row[:-1], row[-1:]
+
+    return reader
+''',
+}
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    name, mode = CALLS[entry.name]
+    if helper_conflict(up, original, entry, name, SOURCES[name]):
+        return updated
+    bound = bound_or_report(up, original, updated, entry)
+    if bound is None:
+        return updated
+    args = [cst.Arg(cst.SimpleString(repr(mode)))]
+    cycle = bound.values.get("cycle")
+    if cycle is not None:
+        args.append(cst.Arg(cycle.value, keyword=cst.Name("cycle"),
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                  cst.SimpleWhitespace(""))))
+    use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's samples "
+               "from today's dataset files")
+    return updated.with_changes(func=cst.Name(name), args=args)
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the functions the rewrites call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, SOURCES)
