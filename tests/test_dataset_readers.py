@@ -48,3 +48,12 @@ def test_bad_arguments_stay_manual():
     r = up("import paddle\nr = paddle.dataset.mnist.train(5)\n")
     assert "paddle.dataset.mnist.train(5)" in r.code
     assert not r.findings[0].applied
+
+
+def test_imdb_reader_takes_the_dictionary_given():
+    r = up("import paddle\nwd = paddle.dataset.imdb.word_dict()\n"
+           "r = paddle.dataset.imdb.test(word_idx=wd)\nt = paddle.dataset.imdb.train(wd)\n")
+    assert "wd = _fluid_imdb_word_dict()" in r.code
+    assert "r = _fluid_imdb_reader('test', wd)" in r.code
+    assert "t = _fluid_imdb_reader('train', wd)" in r.code
+    assert all(f.applied for f in r.findings) and len(r.findings) == 3

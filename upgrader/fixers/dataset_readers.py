@@ -1,13 +1,15 @@
 """PU106 dataset-readers: the 1.x reader creators of ``paddle.dataset`` (MNIST, CIFAR,
-UCI housing) become small functions fix adds to the module, which read the files of
+UCI housing, IMDB) become small functions fix adds to the module, which read the files of
 today's dataset classes and yield 1.8's samples.
 
 What it does
     ``paddle.dataset.mnist.train()`` becomes ``_fluid_mnist_reader('train')`` (``test()``:
     ``'test'``), ``paddle.dataset.cifar.train10(cycle=c)`` becomes
     ``_fluid_cifar_reader('train10', cycle=c)`` (also ``test10``, ``train100``,
-    ``test100``) and ``paddle.dataset.uci_housing.train()`` becomes
-    ``_fluid_uci_housing_reader('train')``. ``fix`` adds each function once, after the
+    ``test100``), ``paddle.dataset.uci_housing.train()`` becomes
+    ``_fluid_uci_housing_reader('train')``, ``paddle.dataset.imdb.train(word_idx)`` becomes
+    ``_fluid_imdb_reader('train', word_idx)`` and ``paddle.dataset.imdb.word_dict()``
+    becomes ``_fluid_imdb_word_dict()``. ``fix`` adds each function once, after the
     module's imports. Each returns a reader creator, as the 1.x call did, so
     ``paddle.batch(paddle.reader.shuffle(reader, buf_size), batch_size)`` around it keeps
     working.
@@ -15,12 +17,13 @@ What it does
 Why is this bad?
     The ``paddle.dataset`` readers are deprecated since 2.0; their successors
     (``paddle.vision.datasets.MNIST`` / ``Cifar10`` / ``Cifar100``,
-    ``paddle.text.datasets.UCIHousing``) are map-style datasets with another sample
-    format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a flat
-    float32 [784] image scaled to [-1, 1] and an int), CIFAR a [32, 32, 3] HWC image of
-    0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1], in
-    the archive's order), UCI housing float32 arrays (1.8: float64). A plain rename changes
-    every sample a model trains on.
+    ``paddle.text.datasets.UCIHousing`` / ``Imdb``) are map-style datasets with another
+    sample format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a
+    flat float32 [784] image scaled to [-1, 1] and an int), CIFAR a [32, 32, 3] HWC image
+    of 0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1],
+    in the archive's order), UCI housing float32 arrays (1.8: float64), IMDB int64 arrays
+    of ids from its own dictionary (1.8: lists of ids from the dictionary the caller
+    gave). A plain rename changes every sample a model trains on.
 
 Example
     ``paddle.batch(paddle.dataset.mnist.train(), batch_size=64)`` →
@@ -32,8 +35,9 @@ Fix safety
     1.8's samples from it: same values, dtypes, shapes and order (the rules' examples,
     run on files written by the example, on 1.8.5 and 3.x). 1.8's
     ``uci_housing`` reader also drew a bar chart of the feature ranges into
-    ``./image/ranges.png``; the function does not. Manual when the module already uses
-    the function's name for something else.
+    ``./image/ranges.png``; the function does not. ``_fluid_imdb_reader`` builds an
+    ``Imdb`` dataset once to find the file, so preparing the data takes longer. Manual
+    when the module already uses the function's name for something else.
 """
 from __future__ import annotations
 
@@ -52,10 +56,14 @@ CALLS = {
     "paddle.dataset.cifar.test100": ("_fluid_cifar_reader", "test100"),
     "paddle.dataset.uci_housing.train": ("_fluid_uci_housing_reader", "train"),
     "paddle.dataset.uci_housing.test": ("_fluid_uci_housing_reader", "test"),
+    "paddle.dataset.imdb.train": ("_fluid_imdb_reader", "train"),
+    "paddle.dataset.imdb.test": ("_fluid_imdb_reader", "test"),
+    "paddle.dataset.imdb.word_dict": ("_fluid_imdb_word_dict", None),
 }
 #: what docs/rules.md and explain show instead of the entry's target
 HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
-                              "_fluid_uci_housing_reader (functions fix adds to the module: "
+                              "_fluid_uci_housing_reader / _fluid_imdb_reader / "
+                              "_fluid_imdb_word_dict (functions fix adds to the module: "
                               "1.8's samples from today's dataset files)"}
 
 SOURCES = {
@@ -118,6 +126,43 @@ SOURCES = {
 
     return reader
 ''',
+    "_fluid_imdb_word_dict": '''def _fluid_imdb_word_dict():
+    """Paddle 1.8's paddle.dataset.imdb.word_dict(): {word (bytes): id} of the words seen
+    more than 150 times in the IMDB archive, by falling frequency, plus the str key
+    '<unk>'; the dictionary paddle.text.datasets.Imdb builds (same file, same rule)."""
+    import paddle
+    return paddle.text.datasets.Imdb(mode='train', cutoff=150).word_idx
+''',
+    "_fluid_imdb_reader": '''def _fluid_imdb_reader(mode, word_idx):
+    """Paddle 1.8's paddle.dataset.imdb.train(word_idx) / test(word_idx): a reader creator
+    whose samples are (list of word ids from word_idx, word_idx['<unk>'] for other words;
+    int label, 0 positive, 1 negative), positive reviews first, in archive order, read from
+    the file paddle.text.datasets.Imdb uses."""
+    import re
+    import string
+    import tarfile
+    import paddle
+    filename = paddle.text.datasets.Imdb(mode=mode, cutoff=150).data_file
+    unk = word_idx['<unk>']
+    samples = []
+    for label, kind in ((0, 'pos'), (1, 'neg')):
+        pattern = re.compile(r'aclImdb/%s/%s/.*\\.txt$' % (mode, kind))
+        with tarfile.open(filename) as tarf:
+            member = tarf.next()
+            while member is not None:
+                if pattern.match(member.name):
+                    text = tarf.extractfile(member).read().rstrip(b'\\n\\r')
+                    words = text.translate(None, string.punctuation.encode('latin-1'))
+                    samples.append(([word_idx.get(w, unk) for w in words.lower().split()],
+                                    label))
+                member = tarf.next()
+
+    def reader():
+        for doc, label in samples:
+            yield doc, label
+
+    return reader
+''',
 }
 
 
@@ -129,7 +174,10 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
-    args = [cst.Arg(cst.SimpleString(repr(mode)))]
+    args = [] if mode is None else [cst.Arg(cst.SimpleString(repr(mode)))]
+    word_idx = bound.values.get("word_idx")
+    if word_idx is not None:
+        args.append(cst.Arg(word_idx.value))
     cycle = bound.values.get("cycle")
     if cycle is not None:
         args.append(cst.Arg(cycle.value, keyword=cst.Name("cycle"),
