@@ -57,3 +57,17 @@ def test_imdb_reader_takes_the_dictionary_given():
     assert "r = _fluid_imdb_reader('test', wd)" in r.code
     assert "t = _fluid_imdb_reader('train', wd)" in r.code
     assert all(f.applied for f in r.findings) and len(r.findings) == 3
+
+
+def test_imikolov_arguments_keep_their_order():
+    r = up("import paddle\nd = paddle.dataset.imikolov.build_dict()\n"
+           "e = paddle.dataset.imikolov.build_dict(min_word_freq=f)\n"
+           "a = paddle.dataset.imikolov.train(d, N)\n"
+           "b = paddle.dataset.imikolov.test(n=5, word_idx=d, data_type=2)\n"
+           "c = paddle.dataset.imikolov.test(d, 5, 1)\n")
+    assert "d = _fluid_imikolov_build_dict()" in r.code
+    assert "e = _fluid_imikolov_build_dict(min_word_freq=f)" in r.code
+    assert "a = _fluid_imikolov_reader('train', d, N)" in r.code
+    assert "b = _fluid_imikolov_reader('test', d, 5, data_type=2)" in r.code
+    assert "c = _fluid_imikolov_reader('test', d, 5, data_type=1)" in r.code
+    assert all(f.applied for f in r.findings) and len(r.findings) == 5

@@ -1,5 +1,5 @@
 """PU106 dataset-readers: the 1.x reader creators of ``paddle.dataset`` (MNIST, CIFAR,
-UCI housing, IMDB) become small functions fix adds to the module, which read the files of
+UCI housing, IMDB, PTB) become small functions fix adds to the module, which read the files of
 today's dataset classes and yield 1.8's samples.
 
 What it does
@@ -8,8 +8,10 @@ What it does
     ``_fluid_cifar_reader('train10', cycle=c)`` (also ``test10``, ``train100``,
     ``test100``), ``paddle.dataset.uci_housing.train()`` becomes
     ``_fluid_uci_housing_reader('train')``, ``paddle.dataset.imdb.train(word_idx)`` becomes
-    ``_fluid_imdb_reader('train', word_idx)`` and ``paddle.dataset.imdb.word_dict()``
-    becomes ``_fluid_imdb_word_dict()``. ``fix`` adds each function once, after the
+    ``_fluid_imdb_reader('train', word_idx)``, ``paddle.dataset.imdb.word_dict()``
+    becomes ``_fluid_imdb_word_dict()``, and ``paddle.dataset.imikolov.train(word_idx, n)``
+    / ``build_dict()`` become ``_fluid_imikolov_reader('train', word_idx, n)`` /
+    ``_fluid_imikolov_build_dict()``. ``fix`` adds each function once, after the
     module's imports. Each returns a reader creator, as the 1.x call did, so
     ``paddle.batch(paddle.reader.shuffle(reader, buf_size), batch_size)`` around it keeps
     working.
@@ -23,7 +25,8 @@ Why is this bad?
     of 0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1],
     in the archive's order), UCI housing float32 arrays (1.8: float64), IMDB int64 arrays
     of ids from its own dictionary (1.8: lists of ids from the dictionary the caller
-    gave). A plain rename changes every sample a model trains on.
+    gave), and ``Imikolov(mode='test')`` reads ptb.test.txt where 1.8's ``test()`` read
+    ptb.valid.txt. A plain rename changes every sample a model trains on.
 
 Example
     ``paddle.batch(paddle.dataset.mnist.train(), batch_size=64)`` →
@@ -59,11 +62,15 @@ CALLS = {
     "paddle.dataset.imdb.train": ("_fluid_imdb_reader", "train"),
     "paddle.dataset.imdb.test": ("_fluid_imdb_reader", "test"),
     "paddle.dataset.imdb.word_dict": ("_fluid_imdb_word_dict", None),
+    "paddle.dataset.imikolov.train": ("_fluid_imikolov_reader", "train"),
+    "paddle.dataset.imikolov.test": ("_fluid_imikolov_reader", "test"),
+    "paddle.dataset.imikolov.build_dict": ("_fluid_imikolov_build_dict", None),
 }
 #: what docs/rules.md and explain show instead of the entry's target
 HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
                               "_fluid_uci_housing_reader / _fluid_imdb_reader / "
-                              "_fluid_imdb_word_dict (functions fix adds to the module: "
+                              "_fluid_imdb_word_dict / _fluid_imikolov_reader / "
+                              "_fluid_imikolov_build_dict (functions fix adds to the module: "
                               "1.8's samples from today's dataset files)"}
 
 SOURCES = {
@@ -163,6 +170,50 @@ SOURCES = {
 
     return reader
 ''',
+    "_fluid_imikolov_build_dict": '''def _fluid_imikolov_build_dict(min_word_freq=50):
+    """Paddle 1.8's paddle.dataset.imikolov.build_dict(): {word: id} of the PTB words
+    (bytes; the sentence marks '<s>' / '<e>' as str) seen more than min_word_freq times in
+    ptb.train.txt and ptb.valid.txt, by falling frequency, plus '<unk>'; the dictionary
+    paddle.text.datasets.Imikolov builds (same file, same rule)."""
+    import paddle
+    # n-grams longer than any line: the dataset keeps no samples of its own
+    return paddle.text.datasets.Imikolov(data_type='NGRAM', window_size=2 ** 31,
+                                         min_word_freq=min_word_freq).word_idx
+''',
+    "_fluid_imikolov_reader": '''def _fluid_imikolov_reader(mode, word_idx, n, data_type=1):
+    """Paddle 1.8's paddle.dataset.imikolov.train(word_idx, n, data_type) / test(...): a
+    reader creator over ptb.train.txt (test: ptb.valid.txt) whose samples are n-gram tuples
+    of ids (data_type 1, NGRAM) or (src, trg) id lists (2, SEQ, at most n long when n > 0),
+    read from the file paddle.text.datasets.Imikolov uses."""
+    import tarfile
+    import paddle
+    # n-grams longer than any line: the dataset keeps no samples of its own
+    filename = paddle.text.datasets.Imikolov(data_type='NGRAM', window_size=2 ** 31).data_file
+    member = './simple-examples/data/ptb.%s.txt' % ('train' if mode == 'train' else 'valid')
+
+    def reader():
+        with tarfile.open(filename) as tf:
+            unk = word_idx['<unk>']
+            for line in tf.extractfile(member):
+                if data_type == 1:
+                    assert n > -1, 'Invalid gram length'
+                    words = ['<s>'] + line.strip().split() + ['<e>']
+                    if len(words) >= n:
+                        ids = [word_idx.get(w, unk) for w in words]
+                        for i in range(n, len(ids) + 1):
+                            yield tuple(ids[i - n:i])
+                elif data_type == 2:
+                    ids = [word_idx.get(w, unk) for w in line.strip().split()]
+                    src_seq = [word_idx['<s>']] + ids
+                    trg_seq = ids + [word_idx['<e>']]
+                    if n > 0 and len(src_seq) > n:
+                        continue
+                    yield src_seq, trg_seq
+                else:
+                    assert False, 'Unknow data type'
+
+    return reader
+''',
 }
 
 
@@ -175,14 +226,14 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if bound is None:
         return updated
     args = [] if mode is None else [cst.Arg(cst.SimpleString(repr(mode)))]
-    word_idx = bound.values.get("word_idx")
-    if word_idx is not None:
-        args.append(cst.Arg(word_idx.value))
-    cycle = bound.values.get("cycle")
-    if cycle is not None:
-        args.append(cst.Arg(cycle.value, keyword=cst.Name("cycle"),
-                            equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                  cst.SimpleWhitespace(""))))
+    for param in ("word_idx", "n"):  # positional in the function, in this order
+        if param in bound.values:
+            args.append(cst.Arg(bound.values[param].value))
+    for param in ("data_type", "cycle", "min_word_freq"):  # by keyword
+        if param in bound.values:
+            args.append(cst.Arg(bound.values[param].value, keyword=cst.Name(param),
+                                equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                      cst.SimpleWhitespace(""))))
     use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's samples "
                "from today's dataset files")
     return updated.with_changes(func=cst.Name(name), args=args)
