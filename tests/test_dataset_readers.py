@@ -71,3 +71,18 @@ def test_imikolov_arguments_keep_their_order():
     assert "b = _fluid_imikolov_reader('test', d, 5, data_type=2)" in r.code
     assert "c = _fluid_imikolov_reader('test', d, 5, data_type=1)" in r.code
     assert all(f.applied for f in r.findings) and len(r.findings) == 5
+
+
+def test_wmt16_reader_brings_its_dictionary_function():
+    r = up("import paddle\nr = paddle.dataset.wmt16.train(src, trg)\n"
+           "v = paddle.dataset.wmt16.validation(10, 12, src_lang='de')\n")
+    assert "r = _fluid_wmt16_reader('train', src, trg)" in r.code
+    assert "v = _fluid_wmt16_reader('val', 10, 12, src_lang='de')" in r.code
+    defs = [n.name for n in ast.parse(r.code).body if isinstance(n, ast.FunctionDef)]
+    assert sorted(defs) == ["_fluid_wmt16_dict", "_fluid_wmt16_reader"]
+    d = up("import paddle\nd = paddle.dataset.wmt16.get_dict('en', n, reverse=True)\n")
+    assert "d = _fluid_wmt16_dict('en', n, reverse=True)" in d.code
+    assert "def _fluid_wmt16_reader" not in d.code
+    # a module that uses one of the two names for something else keeps the call
+    c = up("import paddle\n_fluid_wmt16_dict = {}\nr = paddle.dataset.wmt16.test(3, 4)\n")
+    assert "r = paddle.dataset.wmt16.test(3, 4)" in c.code

@@ -1,6 +1,6 @@
 """PU106 dataset-readers: the 1.x reader creators of ``paddle.dataset`` (MNIST, CIFAR,
-UCI housing, IMDB, PTB) become small functions fix adds to the module, which read the files of
-today's dataset classes and yield 1.8's samples.
+UCI housing, IMDB, PTB, WMT16) become small functions fix adds to the module, which read
+the files of today's dataset classes and yield 1.8's samples.
 
 What it does
     ``paddle.dataset.mnist.train()`` becomes ``_fluid_mnist_reader('train')`` (``test()``:
@@ -11,7 +11,9 @@ What it does
     ``_fluid_imdb_reader('train', word_idx)``, ``paddle.dataset.imdb.word_dict()``
     becomes ``_fluid_imdb_word_dict()``, and ``paddle.dataset.imikolov.train(word_idx, n)``
     / ``build_dict()`` become ``_fluid_imikolov_reader('train', word_idx, n)`` /
-    ``_fluid_imikolov_build_dict()``. ``fix`` adds each function once, after the
+    ``_fluid_imikolov_build_dict()``; ``paddle.dataset.wmt16.train(src_size, trg_size)`` /
+    ``get_dict(lang, size)`` become ``_fluid_wmt16_reader('train', src_size, trg_size)`` /
+    ``_fluid_wmt16_dict(lang, size)``. ``fix`` adds each function once, after the
     module's imports. Each returns a reader creator, as the 1.x call did, so
     ``paddle.batch(paddle.reader.shuffle(reader, buf_size), batch_size)`` around it keeps
     working.
@@ -19,14 +21,16 @@ What it does
 Why is this bad?
     The ``paddle.dataset`` readers are deprecated since 2.0; their successors
     (``paddle.vision.datasets.MNIST`` / ``Cifar10`` / ``Cifar100``,
-    ``paddle.text.datasets.UCIHousing`` / ``Imdb``) are map-style datasets with another
-    sample format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a
+    ``paddle.text.datasets.UCIHousing`` / ``Imdb`` / ``Imikolov`` / ``WMT16``) are
+    map-style datasets with another sample format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a
     flat float32 [784] image scaled to [-1, 1] and an int), CIFAR a [32, 32, 3] HWC image
     of 0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1],
     in the archive's order), UCI housing float32 arrays (1.8: float64), IMDB int64 arrays
     of ids from its own dictionary (1.8: lists of ids from the dictionary the caller
     gave), and ``Imikolov(mode='test')`` reads ptb.test.txt where 1.8's ``test()`` read
-    ptb.valid.txt. A plain rename changes every sample a model trains on.
+    ptb.valid.txt. ``WMT16`` does not clip the dictionary sizes to the vocabulary as 1.8
+    did and builds the target dictionary from the source column (both versions cache the
+    dictionaries in the same files). A plain rename changes every sample a model trains on.
 
 Example
     ``paddle.batch(paddle.dataset.mnist.train(), batch_size=64)`` →
@@ -65,12 +69,19 @@ CALLS = {
     "paddle.dataset.imikolov.train": ("_fluid_imikolov_reader", "train"),
     "paddle.dataset.imikolov.test": ("_fluid_imikolov_reader", "test"),
     "paddle.dataset.imikolov.build_dict": ("_fluid_imikolov_build_dict", None),
+    "paddle.dataset.wmt16.train": ("_fluid_wmt16_reader", "train"),
+    "paddle.dataset.wmt16.test": ("_fluid_wmt16_reader", "test"),
+    "paddle.dataset.wmt16.validation": ("_fluid_wmt16_reader", "val"),
+    "paddle.dataset.wmt16.get_dict": ("_fluid_wmt16_dict", None),
 }
+#: functions the added functions call
+NEEDS = {"_fluid_wmt16_reader": ("_fluid_wmt16_dict",)}
 #: what docs/rules.md and explain show instead of the entry's target
 HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
                               "_fluid_uci_housing_reader / _fluid_imdb_reader / "
                               "_fluid_imdb_word_dict / _fluid_imikolov_reader / "
-                              "_fluid_imikolov_build_dict (functions fix adds to the module: "
+                              "_fluid_imikolov_build_dict / _fluid_wmt16_reader / "
+                              "_fluid_wmt16_dict (functions fix adds to the module: "
                               "1.8's samples from today's dataset files)"}
 
 SOURCES = {
@@ -214,28 +225,111 @@ SOURCES = {
 
     return reader
 ''',
+    "_fluid_wmt16_dict": '''def _fluid_wmt16_dict(lang, dict_size, reverse=False, data_file=None):
+    """Paddle 1.8's paddle.dataset.wmt16.get_dict(lang, dict_size, reverse): the WMT16
+    dictionary of lang ('<s>', '<e>', '<unk>', then the words of the training set by falling
+    count), {word: id} or, reversed, {id: word}; built as 1.8 built it and cached in the
+    same file, <dataset dir>/wmt16/<lang>_<size>.dict. data_file: the WMT16 archive
+    (paddle.text.datasets.WMT16 finds or downloads it when None)."""
+    import collections
+    import os
+    import tarfile
+    import paddle
+    if data_file is None:
+        # the smallest dataset (validation set, dictionaries of the three marks only)
+        data_file = paddle.text.datasets.WMT16(mode='val', src_dict_size=3,
+                                               trg_dict_size=3).data_file
+    dict_size = min(dict_size, 11250 if lang == 'en' else 19220)
+    dict_path = os.path.join(os.path.dirname(data_file), '%s_%d.dict' % (lang, dict_size))
+    found = False
+    if os.path.exists(dict_path):
+        with open(dict_path, 'rb') as f:
+            found = len(f.readlines()) == dict_size
+    if not found:
+        counts = collections.defaultdict(int)
+        with tarfile.open(data_file, mode='r') as f:
+            for line in f.extractfile('wmt16/train'):
+                columns = line.decode().strip().split('\\t')
+                if len(columns) != 2:
+                    continue
+                for word in columns[0 if lang == 'en' else 1].split():
+                    counts[word] += 1
+        with open(dict_path, 'wb') as f:
+            f.write(b'<s>\\n<e>\\n<unk>\\n')
+            for idx, (word, _) in enumerate(
+                    sorted(counts.items(), key=lambda x: x[1], reverse=True)):
+                if idx + 3 == dict_size:
+                    break
+                f.write(word.encode() + b'\\n')
+    word_dict = {}
+    with open(dict_path, 'rb') as f:
+        for idx, line in enumerate(f):
+            if reverse:
+                word_dict[idx] = line.strip().decode()
+            else:
+                word_dict[line.strip().decode()] = idx
+    return word_dict
+''',
+    "_fluid_wmt16_reader": '''def _fluid_wmt16_reader(mode, src_dict_size, trg_dict_size, src_lang='en'):
+    """Paddle 1.8's paddle.dataset.wmt16.train / test / validation(src_dict_size,
+    trg_dict_size, src_lang): a reader creator whose samples are (source ids with '<s>' and
+    '<e>', target ids after '<s>', target ids before '<e>'), with 1.8's dictionaries
+    (_fluid_wmt16_dict), read from the file paddle.text.datasets.WMT16 uses."""
+    import tarfile
+    import paddle
+    if src_lang not in ['en', 'de']:
+        raise ValueError('An error language type.  Only support: '
+                         'en (for English); de(for Germany).')
+    trg_lang = 'de' if src_lang == 'en' else 'en'
+    src_dict_size = min(src_dict_size, 11250 if src_lang == 'en' else 19220)
+    trg_dict_size = min(trg_dict_size, 11250 if trg_lang == 'en' else 19220)
+    # the smallest dataset (validation set, dictionaries of the three marks only)
+    data_file = paddle.text.datasets.WMT16(mode='val', src_dict_size=3,
+                                           trg_dict_size=3).data_file
+
+    def reader():
+        src_dict = _fluid_wmt16_dict(src_lang, src_dict_size, data_file=data_file)
+        trg_dict = _fluid_wmt16_dict(trg_lang, trg_dict_size, data_file=data_file)
+        start_id, end_id, unk_id = src_dict['<s>'], src_dict['<e>'], src_dict['<unk>']
+        src_col = 0 if src_lang == 'en' else 1
+        with tarfile.open(data_file, mode='r') as f:
+            for line in f.extractfile('wmt16/' + mode):
+                columns = line.decode().strip().split('\\t')
+                if len(columns) != 2:
+                    continue
+                src_ids = [start_id] + [src_dict.get(w, unk_id)
+                                        for w in columns[src_col].split()] + [end_id]
+                trg_ids = [trg_dict.get(w, unk_id) for w in columns[1 - src_col].split()]
+                yield src_ids, [start_id] + trg_ids, trg_ids + [end_id]
+
+    return reader
+''',
 }
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    from upgrader.fixers import bound_or_report, helper_conflict, need_helper, use_helper
     name, mode = CALLS[entry.name]
-    if helper_conflict(up, original, entry, name, SOURCES[name]):
+    if any(helper_conflict(up, original, entry, helper, SOURCES[helper])
+           for helper in (name,) + NEEDS.get(name, ())):
         return updated
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
     args = [] if mode is None else [cst.Arg(cst.SimpleString(repr(mode)))]
-    for param in ("word_idx", "n"):  # positional in the function, in this order
+    for param in ("word_idx", "n", "src_dict_size", "trg_dict_size", "lang", "dict_size"):
+        # positional in the function, in this order
         if param in bound.values:
             args.append(cst.Arg(bound.values[param].value))
-    for param in ("data_type", "cycle", "min_word_freq"):  # by keyword
+    for param in ("data_type", "cycle", "min_word_freq", "src_lang", "reverse"):  # by keyword
         if param in bound.values:
             args.append(cst.Arg(bound.values[param].value, keyword=cst.Name(param),
                                 equal=cst.AssignEqual(cst.SimpleWhitespace(""),
                                                       cst.SimpleWhitespace(""))))
     use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's samples "
                "from today's dataset files")
+    for other in NEEDS.get(name, ()):
+        need_helper(up, other)
     return updated.with_changes(func=cst.Name(name), args=args)
 
 
