@@ -86,3 +86,14 @@ def test_wmt16_reader_brings_its_dictionary_function():
     # a module that uses one of the two names for something else keeps the call
     c = up("import paddle\n_fluid_wmt16_dict = {}\nr = paddle.dataset.wmt16.test(3, 4)\n")
     assert "r = paddle.dataset.wmt16.test(3, 4)" in c.code
+
+
+def test_a_dataset_module_import_goes_with_its_last_use():
+    r = up("import paddle\nimport paddle.dataset.conll05 as conll05\n"
+           "w, v, l = conll05.get_dict()\nr = paddle.dataset.conll05.test()\n")
+    assert "import paddle.dataset.conll05" not in r.code
+    assert "w, v, l = _fluid_conll05_get_dict()" in r.code
+    kept = up("import paddle\nfrom paddle.dataset import imdb\nr = imdb.train(imdb.word_dict())\n"
+              "other = imdb.build_dict\n")
+    assert "from paddle.dataset import imdb" in kept.code  # imdb.build_dict is still read
+    assert "r = _fluid_imdb_reader('train', _fluid_imdb_word_dict())" in kept.code

@@ -1,5 +1,5 @@
 """PU106 dataset-readers: the 1.x reader creators of ``paddle.dataset`` (MNIST, CIFAR,
-UCI housing, IMDB, PTB, WMT16) become small functions fix adds to the module, which read
+UCI housing, IMDB, PTB, WMT16, CoNLL-05) become small functions fix adds to the module, which read
 the files of today's dataset classes and yield 1.8's samples.
 
 What it does
@@ -13,7 +13,9 @@ What it does
     / ``build_dict()`` become ``_fluid_imikolov_reader('train', word_idx, n)`` /
     ``_fluid_imikolov_build_dict()``; ``paddle.dataset.wmt16.train(src_size, trg_size)`` /
     ``get_dict(lang, size)`` become ``_fluid_wmt16_reader('train', src_size, trg_size)`` /
-    ``_fluid_wmt16_dict(lang, size)``. ``fix`` adds each function once, after the
+    ``_fluid_wmt16_dict(lang, size)``; ``paddle.dataset.conll05.test()`` / ``get_dict()`` /
+    ``get_embedding()`` become ``_fluid_conll05_test()`` / ``_fluid_conll05_get_dict()`` /
+    ``_fluid_conll05_get_embedding()``. ``fix`` adds each function once, after the
     module's imports. Each returns a reader creator, as the 1.x call did, so
     ``paddle.batch(paddle.reader.shuffle(reader, buf_size), batch_size)`` around it keeps
     working.
@@ -21,16 +23,18 @@ What it does
 Why is this bad?
     The ``paddle.dataset`` readers are deprecated since 2.0; their successors
     (``paddle.vision.datasets.MNIST`` / ``Cifar10`` / ``Cifar100``,
-    ``paddle.text.datasets.UCIHousing`` / ``Imdb`` / ``Imikolov`` / ``WMT16``) are
-    map-style datasets with another sample format: MNIST gives a [28, 28] image of 0..255 and a [1] int64 label (1.8: a
-    flat float32 [784] image scaled to [-1, 1] and an int), CIFAR a [32, 32, 3] HWC image
-    of 0..255 read in sorted batch order (1.8: a flat float32 [3072] CHW image in [0, 1],
-    in the archive's order), UCI housing float32 arrays (1.8: float64), IMDB int64 arrays
-    of ids from its own dictionary (1.8: lists of ids from the dictionary the caller
-    gave), and ``Imikolov(mode='test')`` reads ptb.test.txt where 1.8's ``test()`` read
-    ptb.valid.txt. ``WMT16`` does not clip the dictionary sizes to the vocabulary as 1.8
-    did and builds the target dictionary from the source column (both versions cache the
-    dictionaries in the same files). A plain rename changes every sample a model trains on.
+    ``paddle.text.datasets.UCIHousing`` / ``Imdb`` / ``Imikolov`` / ``WMT16`` /
+    ``Conll05st``) are map-style datasets with another sample format: MNIST gives a [28, 28]
+    image of 0..255 and a [1] int64 label (1.8: a flat float32 [784] image scaled to [-1, 1]
+    and an int), CIFAR a [32, 32, 3] HWC image of 0..255 read in sorted batch order (1.8: a
+    flat float32 [3072] CHW image in [0, 1], in the archive's order), UCI housing float32
+    arrays (1.8: float64), IMDB int64 arrays of ids from its own dictionary (1.8: lists of
+    ids from the dictionary the caller gave), and ``Imikolov(mode='test')`` reads
+    ptb.test.txt where 1.8's ``test()`` read ptb.valid.txt. ``WMT16`` does not clip the
+    dictionary sizes to the vocabulary as 1.8 did and builds the target dictionary from the
+    source column (both versions cache the dictionaries in the same files); ``Conll05st``
+    gives numpy arrays (1.8: lists) and has ``get_dict`` / ``get_embedding`` as methods. A
+    plain rename changes every sample a model trains on.
 
 Example
     ``paddle.batch(paddle.dataset.mnist.train(), batch_size=64)`` →
@@ -43,7 +47,11 @@ Fix safety
     run on files written by the example, on 1.8.5 and 3.x). 1.8's
     ``uci_housing`` reader also drew a bar chart of the feature ranges into
     ``./image/ranges.png``; the function does not. ``_fluid_imdb_reader`` builds an
-    ``Imdb`` dataset once to find the file, so preparing the data takes longer. Manual
+    ``Imdb`` dataset once to find the file, so preparing the data takes longer; the
+    CoNLL-05 functions download all five files of ``Conll05st`` where 1.8's
+    ``get_dict()`` fetched three and ``get_embedding()`` one. As in 1.8, the ids of the
+    CoNLL-05 label dictionary follow the iteration order of a set of tag names, which
+    Python's string hashing varies between runs unless PYTHONHASHSEED is set. Manual
     when the module already uses the function's name for something else.
 """
 from __future__ import annotations
@@ -73,6 +81,10 @@ CALLS = {
     "paddle.dataset.wmt16.test": ("_fluid_wmt16_reader", "test"),
     "paddle.dataset.wmt16.validation": ("_fluid_wmt16_reader", "val"),
     "paddle.dataset.wmt16.get_dict": ("_fluid_wmt16_dict", None),
+    "paddle.dataset.conll05.test": ("_fluid_conll05_test", None),
+    "paddle.dataset.conll05.get_dict": ("_fluid_conll05_get_dict", None),
+    "paddle.dataset.conll05.get_embedding": ("_fluid_conll05_get_embedding",
+                                             None),
 }
 #: functions the added functions call
 NEEDS = {"_fluid_wmt16_reader": ("_fluid_wmt16_dict",)}
@@ -81,7 +93,9 @@ HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
                               "_fluid_uci_housing_reader / _fluid_imdb_reader / "
                               "_fluid_imdb_word_dict / _fluid_imikolov_reader / "
                               "_fluid_imikolov_build_dict / _fluid_wmt16_reader / "
-                              "_fluid_wmt16_dict (functions fix adds to the module: "
+                              "_fluid_wmt16_dict / _fluid_conll05_test / "
+                              "_fluid_conll05_get_dict / _fluid_conll05_get_embedding "
+                              "(functions fix adds to the module: "
                               "1.8's samples from today's dataset files)"}
 
 SOURCES = {
@@ -303,6 +317,31 @@ SOURCES = {
                 yield src_ids, [start_id] + trg_ids, trg_ids + [end_id]
 
     return reader
+''',
+    "_fluid_conll05_test": '''def _fluid_conll05_test():
+    """Paddle 1.8's paddle.dataset.conll05.test(): a reader creator whose samples are the
+    nine lists of ids of paddle.text.datasets.Conll05st (words, five predicate context
+    words, predicate, context mark, labels), as Python lists like 1.8's."""
+    import paddle
+    dataset = paddle.text.datasets.Conll05st()
+
+    def reader():
+        for index in range(len(dataset)):
+            yield tuple(field.tolist() for field in dataset[index])
+
+    return reader
+''',
+    "_fluid_conll05_get_dict": '''def _fluid_conll05_get_dict():
+    """Paddle 1.8's paddle.dataset.conll05.get_dict(): (word_dict, verb_dict, label_dict)
+    of paddle.text.datasets.Conll05st (same files, same rules)."""
+    import paddle
+    return paddle.text.datasets.Conll05st().get_dict()
+''',
+    "_fluid_conll05_get_embedding": '''def _fluid_conll05_get_embedding():
+    """Paddle 1.8's paddle.dataset.conll05.get_embedding(): the path of the trained word
+    vectors file (paddle.text.datasets.Conll05st downloads it)."""
+    import paddle
+    return paddle.text.datasets.Conll05st().get_embedding()
 ''',
 }
 

@@ -1,7 +1,9 @@
 """PU002 legacy-import: imports are scheduled and cleaned once, at the end.
 
 What it does
-    Removes ``paddle.fluid`` imports that no code uses any more after the rewrite, and
+    Removes ``paddle.fluid`` imports that no code uses any more after the rewrite (and
+    named imports of the deprecated ``paddle.dataset`` modules, ``import
+    paddle.dataset.conll05 as conll05``, once their reader calls are rewritten), and
     adds ``import paddle`` (once, where the first legacy import was) when the rewritten
     code needs it. Imports still used by code left for a manual rewrite stay.
     A top-level alias of a legacy module or name (``layers = fluid.layers``,
@@ -260,6 +262,13 @@ def _binds_module(module: cst.Module, name: str) -> bool:
     return False
 
 
+def _is_dataset_module(dotted: Optional[str]) -> bool:
+    """``paddle.dataset`` or one of its modules, bound to a name of its own (``import
+    paddle.dataset.mnist as mnist``, ``from paddle.dataset import mnist``): deprecated
+    since 2.0; its readers are rewritten (fixers/dataset_readers.py)."""
+    return bool(dotted) and (dotted == "paddle.dataset" or dotted.startswith("paddle.dataset."))
+
+
 def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     imap = collect_imports(module)
     aliases = [b for b in imap.all_bindings if getattr(b, "alias_assignment", False)]
@@ -280,7 +289,7 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
         if legacy_module is not None:  # `import paddle.fluid` binds `paddle`
             if is_legacy(legacy_module) and "paddle.fluid" not in used:
                 remove.add(id(b.node))
-        elif is_legacy(b.dotted) and b.local not in used:
+        elif (is_legacy(b.dotted) or _is_dataset_module(b.dotted)) and b.local not in used:
             remove.add(id(b.node))
     def key(b):
         return (b.local, b.dotted, getattr(b, "imports_module", None))
