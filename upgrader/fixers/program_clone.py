@@ -15,8 +15,16 @@ What it does
     is in the clone's scope and passes the clone for that parameter, and the fetched names
     are that scope's: written in the run, or passed by every call as the same list for a
     parameter that the function uses only as its runs' ``fetch_list`` (the book's
-    ``train_test(executor, program, reader, feeder, fetch_list)``). The clone may rebind
-    the cloned program's own name (PaddleCV's ``test_prog = test_prog.clone(for_test=True)``
+    ``train_test(executor, program, reader, feeder, fetch_list)``). Runs and calls may
+    also sit in functions nested in the clone's function that read the clone as a closure
+    variable (the book's ``train_loop()`` calling ``train_test(test_program, reader)``;
+    not when one declares it ``nonlocal``/``global`` or fetches a variable of its own),
+    and the helper may look the program's variables up by name
+    (``[program.global_block().var(n) for n in feed_order]``, its feed list), which becomes
+    ``_fluid_block_var(program.global_block(), n)`` (program_methods.py): the evaluation
+    program keeps the data its fetched values read, so looking up a data variable they do
+    not read raises ValueError there, where 1.8's clone kept every variable. The clone
+    may rebind the cloned program's own name (PaddleCV's ``test_prog = test_prog.clone(for_test=True)``
     after building the evaluation program with ``is_train=False``) when that is the name's
     last binding in its scope and its runs fetch one list: the uses before the clone are
     the program it clones. A run may also go through a name bound once to
@@ -289,6 +297,9 @@ class _Plan:
         self.plain: Dict[int, str] = {}
         # line of a run of a plain clone -> that IrMapping name
         self.plain_runs: Dict[int, str] = {}
+        # line of a `<param>.global_block().var(name)` in a function handed the evaluation
+        # program -> its clone (program_methods.py rewrites it as the block of a program)
+        self.block_lookups: Dict[int, int] = {}
 
     @property
     def more(self) -> bool:
@@ -317,6 +328,8 @@ def _plan(up) -> _Plan:
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
                     del plan.clones[line]
             plan.runs = {r: c for r, c in plan.runs.items() if c[0] in plan.clones}
+            plan.block_lookups = {v: c for v, c in plan.block_lookups.items()
+                                  if c in plan.clones}
             for line in list(plan.plain):
                 if not up.opts.enabled(CODE) or up.suppressed(line, CODE):
                     mapping = plan.plain.pop(line)
@@ -522,28 +535,42 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     if (scope.stores.get(name) != [line] and not rebound) or name in scope.declared or \
             calls_per_line.get((stmt.value.lineno, "clone")) != 1:
         return
-    if any(_sees(s, scope, name) for s in scopes if s is not scope):
+    readers = [s for s in scopes if s is not scope and _sees(s, scope, name)]
+    # functions nested in the clone's own function may read it (the book's train_loop()
+    # calling train_test(test_program, ...)): not when the clone rebinds the cloned
+    # program's name, nor when one of them declares the name global or nonlocal
+    if readers and (rebound or scope.parent is None or any(
+            name in s.declared or not _nested_in(s, scope) for s in readers)):
         return
     lists: List[Tuple[str, ...]] = []          # distinct fetch lists, first seen first
     runs: List[Tuple[int, Tuple[str, ...], bool]] = []   # (line, fetches, direct run)
     executor_runs: Set[int] = set()            # runs of a ParallelExecutor given the clone
-    for load in sorted(scope.loads.get(name, []), key=lambda n: (n.lineno, n.col_offset)):
+    lookups: List[int] = []                    # block-var lookups in functions given it
+    loads = [(load, scope) for load in scope.loads.get(name, [])] + \
+        [(load, s) for s in readers for load in s.loads.get(name, [])]
+    for load, where in sorted(loads, key=lambda ls: (ls[0].lineno, ls[0].col_offset)):
         if rebound and (load.lineno < line or load is stmt.value.func.value):
             continue   # the program before the clone: built, passed around, cloned
         found = _run_of(load, parents, calls_per_line)
         direct = found is not None
         if found is None:
-            found = _passed_to_helper(load, scope, scopes, parents, calls_per_line)
+            found = _passed_to_helper(load, where, scopes, parents, calls_per_line)
+            if found is not None:
+                lookups.extend(found[2])
+                found = found[:2]
         if found is None:
-            found = _compiled_alias(load, scope, scopes, parents, calls_per_line)
+            found = _compiled_alias(load, where, scopes, parents, calls_per_line)
             direct = found is not None
         if found is None:
-            found = _parallel_executor_runs(load, scope, scopes, parents, calls_per_line)
+            found = _parallel_executor_runs(load, where, scopes, parents, calls_per_line)
             direct = found is not None
             if found is not None:
                 executor_runs.update(r for r, _ in found[1])
         if found is None:
             return
+        if where is not scope and any(
+                n in _locals(where) or n in where.declared for names in found[0] for n in names):
+            return   # a nested function fetching a variable of its own
         for names in sorted(found[0]):
             if names not in lists:
                 lists.append(names)
@@ -575,6 +602,7 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     by_list = {tuple(names): (None if i == 0 else n) for i, (n, names) in enumerate(programs)}
     plan.runs.update((r, (stmt.value.lineno, by_list[f])) for r, f, _ in runs)
     plan.executor_runs.update(executor_runs)
+    plan.block_lookups.update((v, stmt.value.lineno) for v in lookups)
 
 
 def _rebinds(scope, stmt, name: str) -> bool:
@@ -791,8 +819,12 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
     through = (fetch_param, next(iter(passed))) if passed else None
     if any(s.parent is helper for s in scopes if param in s.loads):
         return None
-    fetch_lists, runs = set(), []
+    fetch_lists, runs, lookups = set(), [], []
     for use in helper.loads.get(param, []):
+        lookup = _block_var_lookup(use, parents)
+        if lookup is not None:
+            lookups.append(lookup.lineno)
+            continue   # the book's feed list: [program.global_block().var(n) for n in ...]
         found = _run_of(use, parents, calls_per_line, through)
         if found is None:
             return None
@@ -801,7 +833,31 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
                 return None   # fetches must be values of the scope the clone is in
         fetch_lists.update(found[0])
         runs.extend(found[1])
-    return (fetch_lists, runs) if runs else None
+    if len(set(lookups)) != len(lookups):
+        return None   # two lookups on one line: program_methods tells them apart by line
+    return (fetch_lists, runs, lookups) if runs else None
+
+
+def _block_var_lookup(load, parents) -> Optional[ast.Call]:
+    """``load.global_block().var(<one argument>)``: a variable of the program looked up by
+    name, which the block-var rewrite (program_methods.py) turns into
+    ``_fluid_block_var(load.global_block(), name)``; on the evaluation program that finds
+    the data variables its fetched values read (the feed lists of the book's
+    ``train_test(program, reader)``)."""
+    attr = parents.get(id(load))
+    if not (isinstance(attr, ast.Attribute) and attr.attr == "global_block"):
+        return None
+    call = parents.get(id(attr))
+    if not (isinstance(call, ast.Call) and call.func is attr and not call.args and not call.keywords):
+        return None
+    attr = parents.get(id(call))
+    if not (isinstance(attr, ast.Attribute) and attr.attr == "var"):
+        return None
+    call = parents.get(id(attr))
+    if isinstance(call, ast.Call) and call.func is attr and len(call.args) == 1 \
+            and not call.keywords and not isinstance(call.args[0], ast.Starred):
+        return call
+    return None
 
 
 def _given(call, param: str, index: int) -> list:
@@ -812,18 +868,28 @@ def _given(call, param: str, index: int) -> list:
 
 def _helper_def(name: str, scope, scopes):
     """(scope that defines it, its function scope) for a function called by name from
-    ``scope``: defined in ``scope`` itself, or at module level when no scope in between
-    binds the name; else (None, None)."""
+    ``scope``: defined in ``scope`` itself, in an enclosing function or at module level,
+    when no scope in between binds the name; else (None, None)."""
     if name in scope.defs:
         return scope, scope.defs[name]
-    p = scope
-    while p.parent is not None:
+    if name in _locals(scope) or name in scope.declared:
+        return None, None
+    p = scope.parent
+    while p is not None:
+        if name in p.defs:
+            return p, p.defs[name]
         if name in _locals(p) or name in p.declared:
             return None, None
         p = p.parent
-    if p is scope or name not in p.defs:
-        return None, None
-    return p, p.defs[name]
+    return None, None
+
+
+def _nested_in(s: "_Scope", owner: "_Scope") -> bool:
+    """Scope ``s`` is (indirectly) nested in ``owner``."""
+    p = s.parent
+    while p is not None and p is not owner:
+        p = p.parent
+    return p is owner
 
 
 def _fetch_param(helper, params, program_param: str, scopes, parents) -> Optional[str]:

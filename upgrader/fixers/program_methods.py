@@ -113,6 +113,18 @@ def _is_block(up, node: cst.BaseExpression, legacy_only: bool = False) -> bool:
     return False
 
 
+def _evaluation_block(up, original: cst.Call, f: cst.Attribute) -> bool:
+    """``<param>.global_block()`` in a function that the program-clone rewrite hands the
+    evaluation program through ``param`` (the book's ``train_test(program, reader)`` and its
+    feed list ``[program.global_block().var(n) for n in feed_order]``)."""
+    if not (isinstance(f.value, cst.Call) and isinstance(f.value.func, cst.Attribute)
+            and f.value.func.attr.value == "global_block" and isinstance(f.value.func.value, cst.Name)):
+        return False
+    from upgrader.fixers.program_clone import _plan
+    lookups = _plan(up).block_lookups
+    return bool(lookups) and up.pos(original)[0] in lookups
+
+
 def _global_var_used(up) -> bool:
     cached = getattr(up, "_creates_global_var", None)
     if cached is None:
@@ -172,7 +184,7 @@ def _block_var(up, original: cst.Call, updated: cst.Call, f: cst.Attribute):
     ``create_parameter(name=...)``, spelled by the same expression: BERT's
     ``global_block().var(self._word_emb_name)``, the tied masked-LM output weight) becomes
     ``<program>.get_parameter_value_by_name(name)``."""
-    if not _is_block(up, f.value):
+    if not _is_block(up, f.value) and not _evaluation_block(up, original, f):
         return updated
     if up.suppressed_node(original, CODE):
         return updated
