@@ -540,7 +540,7 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     # calling train_test(test_program, ...)): not when the clone rebinds the cloned
     # program's name, nor when one of them declares the name global or nonlocal
     if readers and (rebound or scope.parent is None or any(
-            name in s.declared or not _nested_in(s, scope) for s in readers)):
+            name in s.declared or not _nested_in(s, scope, name) for s in readers)):
         return
     lists: List[Tuple[str, ...]] = []          # distinct fetch lists, first seen first
     runs: List[Tuple[int, Tuple[str, ...], bool]] = []   # (line, fetches, direct run)
@@ -884,10 +884,13 @@ def _helper_def(name: str, scope, scopes):
     return None, None
 
 
-def _nested_in(s: "_Scope", owner: "_Scope") -> bool:
-    """Scope ``s`` is (indirectly) nested in ``owner``."""
+def _nested_in(s: "_Scope", owner: "_Scope", name: str) -> bool:
+    """Scope ``s`` is (indirectly) nested in ``owner``, and no function in between binds
+    ``name`` (``s`` reads ``owner``'s)."""
     p = s.parent
     while p is not None and p is not owner:
+        if name in _locals(p) or name in p.declared:
+            return False
         p = p.parent
     return p is owner
 
