@@ -1,0 +1,106 @@
+"""PU101 formula-helpers: 1.8 ops that 3.x dropped but that are a short formula of today's
+ops (``rank_loss``, ``soft_relu``, ``fsp_matrix``, ``bpr_loss``) become small functions fix
+adds to the module.
+
+What it does
+    ``fluid.layers.rank_loss(label, left, right)`` becomes
+    ``_fluid_rank_loss(label, left, right)``, and likewise ``soft_relu`` →
+    ``_fluid_soft_relu``, ``fsp_matrix`` → ``_fluid_fsp_matrix``, ``bpr_loss`` →
+    ``_fluid_bpr_loss``: the same arguments (1.8's signatures), the function added once
+    after the module's imports. Each computes 1.8's formula with ``paddle`` ops, so it runs
+    in dynamic mode and in static (PIR) programs, and autograd gives 1.8's gradients:
+
+    - ``rank_loss``: ``log(1 + exp(left - right)) - label * (left - right)``;
+    - ``soft_relu``: ``log(1 + exp(clip(x, -threshold, threshold)))``, with 1.8's
+      gradient ``1 - exp(-out)`` where ``out < threshold``, else 0 (not ``clip``'s, which
+      is 0 below ``-threshold`` as well): the value is ``out`` and the gradient flows
+      through ``x * g - (x * g).detach()``, which is 0;
+    - ``fsp_matrix``: ``x`` [N, C1, H, W] and ``y`` [N, C2, H, W] flattened to
+      [N, C, H*W], ``x @ y^T / (H * W)``, shape [N, C1, C2];
+    - ``bpr_loss``: per row, ``-sum over j != label of log(sigmoid(input[label] -
+      input[j])) / (C - 1)``, shape [N, 1].
+
+Why is this bad?
+    The four ops are gone from Paddle 3 (no ``paddle`` API computes them), so the call
+    fails with AttributeError once ``fluid`` is gone.
+
+Example
+    ``loss = fluid.layers.rank_loss(label, left, right)`` →
+    ``loss = _fluid_rank_loss(label, left, right)``.
+
+Fix safety
+    Safe: values, shapes, dtypes and the gradients of every input agree with 1.8.5 in both
+    modes (the rules' examples; ``soft_relu`` with inputs beyond both thresholds). Manual
+    when the module already uses the function's name for something else.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "PU101"
+STRUCTURAL = ("formula-helpers",)
+NAMES = {"paddle.fluid.layers.rank_loss": "_fluid_rank_loss",
+         "paddle.fluid.layers.soft_relu": "_fluid_soft_relu",
+         "paddle.fluid.layers.fsp_matrix": "_fluid_fsp_matrix",
+         "paddle.fluid.layers.bpr_loss": "_fluid_bpr_loss"}
+#: what docs/rules.md and explain show instead of the entry's target
+HELPERS = {"formula-helpers": "_fluid_rank_loss / _fluid_soft_relu / _fluid_fsp_matrix / "
+                              "_fluid_bpr_loss (functions fix adds to the module: 1.8's "
+                              "formula with paddle ops)"}
+
+SOURCES = {
+    "_fluid_rank_loss": '''def _fluid_rank_loss(label, left, right, name=None):
+    """Paddle 1.8's fluid.layers.rank_loss: log(1 + exp(left - right)) - label * (left -
+    right), elementwise (RankNet's loss; gone from Paddle 3)."""
+    import paddle
+    diff = left - right
+    return paddle.log(1 + paddle.exp(diff)) - label * diff
+''',
+    "_fluid_soft_relu": '''def _fluid_soft_relu(x, threshold=40.0, name=None):
+    """Paddle 1.8's fluid.layers.soft_relu: log(1 + exp(clip(x, -threshold, threshold)))
+    with 1.8's gradient, 1 - exp(-out) where out < threshold and 0 elsewhere (clip's
+    would be 0 below -threshold too; gone from Paddle 3)."""
+    import paddle
+    out = paddle.log(1 + paddle.exp(paddle.clip(x, -threshold, threshold)))
+    grad = ((1 - paddle.exp(-out)) * paddle.cast(out < threshold, x.dtype)).detach()
+    # the value of x * grad - (x * grad).detach() is 0; its gradient to x is grad
+    return out.detach() + (x * grad - (x * grad).detach())
+''',
+    "_fluid_fsp_matrix": '''def _fluid_fsp_matrix(x, y):
+    """Paddle 1.8's fluid.layers.fsp_matrix: the flow-of-solution-procedure matrix of the
+    feature maps x [N, C1, H, W] and y [N, C2, H, W], x @ y^T / (H * W) over the flattened
+    maps, shape [N, C1, C2] (gone from Paddle 3)."""
+    import paddle
+    a = paddle.reshape(x, [0, x.shape[1], -1])
+    b = paddle.reshape(y, [0, y.shape[1], -1])
+    area = paddle.cast(paddle.shape(a)[2], x.dtype)
+    return paddle.bmm(a, paddle.transpose(b, [0, 2, 1])) / area
+''',
+    "_fluid_bpr_loss": '''def _fluid_bpr_loss(input, label, name=None):
+    """Paddle 1.8's fluid.layers.bpr_loss: per row of input [N, C], -sum over j != label of
+    log(sigmoid(input[label] - input[j])) / (C - 1), shape [N, 1] (gone from Paddle 3)."""
+    import paddle
+    classes = input.shape[1]
+    positive = paddle.take_along_axis(input, label, axis=1)
+    others = 1 - paddle.nn.functional.one_hot(paddle.squeeze(label, -1), classes)
+    terms = paddle.nn.functional.log_sigmoid(positive - input) * paddle.cast(others, input.dtype)
+    return -paddle.sum(terms, axis=1, keepdim=True) / (classes - 1)
+''',
+}
+
+
+def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
+    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    name = NAMES[entry.name]
+    if helper_conflict(up, original, entry, name, SOURCES[name]) \
+            or bound_or_report(up, original, updated, entry) is None:
+        return updated
+    use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's formula "
+               "with paddle ops")
+    return updated.with_changes(func=cst.Name(name))
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the functions the rewrites call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, SOURCES)
