@@ -7,7 +7,8 @@ assignment or return statement of its own line, outside lambdas, comprehensions,
 conditional expressions and ``and``/``or``, not in a class body, and everything the
 statement evaluates before it is a name, attribute or literal (so no layer is built, and
 no parameter created, in a different order). A value that is only arithmetic on names,
-attributes and numbers (``1.0 - mask``: graph operators, no parameter, no layer name)
+attributes and numbers (``1.0 - mask``: graph operators, no parameter, no layer name;
+also ``math`` functions and numeric builtins of such values, ``1.0 / math.sqrt(fan_in)``)
 may also move before other calls of the statement, when those are legacy layer calls
 or operators that write none of their inputs (not ``increment``, ``assign``,
 ``array_write`` or a call given ``out=`` / ``output=``): only the order of operators
@@ -76,11 +77,11 @@ def hoist(up, call: cst.Call, value: cst.BaseExpression, base: str):
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)
 
 
-def statement_for(up, call: cst.Call, values=()):
+def statement_for(up, call: cst.Call, values=(), strict: bool = False):
     """The statement (original node) before which the arguments of ``call`` can be
     assigned without changing what is evaluated first, or why not (a short reason).
     ``values``: the arguments to move; arithmetic ones may pass other legacy calls
-    (the module docstring)."""
+    (the module docstring), or with ``strict`` only expressions that call nothing."""
     if not up.stmt_stack:
         return "it is not in a statement"
     line = up.stmt_stack[-1][0]
@@ -97,9 +98,10 @@ def statement_for(up, call: cst.Call, values=()):
     found = _before([small.value], call)  # an assignment's targets come after its value
     if found is None:
         return "it is evaluated conditionally or in another scope (lambda, comprehension, `if` expression, `and`/`or`, comparison)"
-    if not found and values and all(_arithmetic(v) for v in values):
+    if not found and values and all(_arithmetic(v, up) for v in values):
         earlier = _evaluated_before([small.value], call)
-        if earlier is not None and all(_writes_nothing(up, n) for n in earlier):
+        if earlier is not None and all(
+                _calls_nothing(n) if strict else _writes_nothing(up, n) for n in earlier):
             return line
         if earlier is not None:
             return ("the statement first calls a function that is not a legacy layer or may "
@@ -111,14 +113,38 @@ def statement_for(up, call: cst.Call, values=()):
 _WRITERS = frozenset({"increment", "assign", "array_write"})
 
 
-def _arithmetic(node) -> bool:
-    """Operators on names, attribute chains and numbers only: builds no layer."""
+#: functions of numbers that build nothing (``1.0 / math.sqrt(float(fan_in))``)
+_NUMERIC_MATH = frozenset("math." + n for n in (
+    "sqrt", "log", "log2", "log10", "exp", "pow", "floor", "ceil", "fabs"))
+_NUMERIC_BUILTINS = frozenset(("float", "int", "abs", "round", "min", "max"))
+
+
+def _arithmetic(node, up=None) -> bool:
+    """Operators on names, attribute chains and numbers only: builds no layer. With
+    ``up``, also calls of ``math`` functions and of the numeric builtins (not rebound in
+    the module) on such values."""
     if isinstance(node, (cst.BinaryOperation,)):
-        return _arithmetic(node.left) and _arithmetic(node.right)
+        return _arithmetic(node.left, up) and _arithmetic(node.right, up)
     if isinstance(node, cst.UnaryOperation):
-        return _arithmetic(node.expression)
+        return _arithmetic(node.expression, up)
+    if up is not None and isinstance(node, cst.Call) and node.args and all(
+            a.keyword is None and not a.star and _arithmetic(a.value, up) for a in node.args):
+        return _numeric_function(up, node.func)
     return isinstance(node, (cst.Integer, cst.Float)) or _pure(node) and not isinstance(
         node, cst.SimpleString)
+
+
+def _numeric_function(up, func) -> bool:
+    if isinstance(func, cst.Name) and func.value in _NUMERIC_BUILTINS:
+        name = func.value
+        return up.imports.resolve_name(name) is None and not up.scope.shadowed(name) and \
+            re.search(r"\b(?:def|class)\s+%s\b|\b%s\s*(?::[^=\n]*)?=(?!=)|\bas\s+%s\b|"
+                      r"\bimport\s+%s\b|\bglobal\b[^\n]*\b%s\b" % ((name,) * 5),
+                      up.source) is None
+    from upgrader.names import dotted_of
+    return dotted_of(func) in _NUMERIC_MATH and not up.scope.shadowed("math") and re.search(
+        r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*math\b(?![ \t]+as)", up.source, re.M) \
+        is not None and re.search(r"\bmath\s*=(?!=)|\bas\s+math\b", up.source) is None
 
 
 def _evaluated_before(nodes, call) -> Optional[list]:
@@ -136,6 +162,18 @@ def _evaluated_before(nodes, call) -> Optional[list]:
             return None if rest is None else done + rest
         done.append(node)
     return None
+
+
+def _calls_nothing(node) -> bool:
+    """``node`` builds no layer and runs no function: names, literals, operators, displays."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Call, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                          cst.GeneratorExp)):
+            return False
+        stack.extend(n.children)
+    return True
 
 
 def _writes_nothing(up, node) -> bool:
@@ -213,19 +251,20 @@ def repeated_argument(up, original: cst.Call, updated: cst.Call, entry, target, 
     assigned to a fresh name just before the statement (``<layer>_<param>``) and the call
     mapped again with that name. Only where the order of evaluation stays Python's
     (``statement_for``, and every argument written before it is a name, attribute or
-    literal); else the call stays manual with the reason why."""
+    literal, or, for a value of numbers, operators and ``math`` functions, an expression
+    that calls nothing); else the call stays manual with the reason why."""
     from upgrader.args import Manual, bind, code_of, map_call
     bound = bind(entry, updated)
     arg = None if isinstance(bound, Manual) else bound.values.get(manual.repeated)
     if arg is None or arg.star:
         return manual
-    stmt = statement_for(up, original)
+    stmt = statement_for(up, original, [arg.value], strict=True)
     if isinstance(stmt, str):
         return Manual(f"{manual.reason} (it cannot be moved before the statement here: {stmt})")
     for a in updated.args:
         if a is arg:
             break
-        if not _pure(a.value):
+        if not _pure(a.value) and not (_arithmetic(arg.value, up) and _calls_nothing(a.value)):
             return Manual(f"{manual.reason} (an argument written before it, "
                           f"`{code_of(a.value)}`, would then be evaluated after it)")
     short = entry.name.rsplit(".", 1)[-1].lower()
