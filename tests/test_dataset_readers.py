@@ -97,3 +97,14 @@ def test_a_dataset_module_import_goes_with_its_last_use():
               "other = imdb.build_dict\n")
     assert "from paddle.dataset import imdb" in kept.code  # imdb.build_dict is still read
     assert "r = _fluid_imdb_reader('train', _fluid_imdb_word_dict())" in kept.code
+
+
+def test_explain_and_docs_name_each_entrys_own_function():
+    from upgrader.explain import entry_doc, modern
+    from upgrader.rulebook import load
+    book = load()
+    entry = book.lookup("paddle.dataset.imdb.train")
+    assert modern(entry).startswith("_fluid_imdb_reader('train', word_idx)")
+    assert "_fluid_mnist_reader" not in modern(entry)
+    assert "_fluid_imdb_reader('train', word_idx)" in entry_doc(entry, book)["what"]
+    assert modern(book.lookup("paddle.fluid.layers.rank_loss")).startswith("_fluid_rank_loss ")

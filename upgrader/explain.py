@@ -65,7 +65,7 @@ def modern(e: Entry) -> str:
     adds to the module (a structural fixer's ``HELPERS``) or ""."""
     if removes_call(e):
         return CALL_REMOVED
-    return fixers.HELPERS.get(e.structural or "", e.target)
+    return fixers.HELPERS_BY_NAME.get(e.name) or fixers.HELPERS.get(e.structural or "", e.target)
 
 
 def fixer_docs(code: str) -> List[str]:
@@ -182,7 +182,7 @@ def entry_doc(e: Entry, book: Optional[RuleBook] = None) -> Dict[str, str]:
         what = (f"`{e.short}` → {CALL_REMOVED}: the `{e.structural}` rewrite deletes the call "
                 "statement (see the note)")
     elif e.structural in fixers.HELPERS:
-        what = f"`{e.short}` → {fixers.HELPERS[e.structural]}"
+        what = f"`{e.short}` → {modern(e)}"
     elif e.target:
         what = f"`{e.short}` → `{e.target}`"
     else:

@@ -98,6 +98,16 @@ HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
                               "(functions fix adds to the module: "
                               "1.8's samples from today's dataset files)"}
 
+#: what explain and docs/rules.md show for each entry
+_REST = {"_fluid_cifar_reader": ", cycle=...", "_fluid_imdb_reader": ", word_idx",
+         "_fluid_imikolov_reader": ", word_idx, n, data_type=...",
+         "_fluid_imikolov_build_dict": "min_word_freq=...",
+         "_fluid_wmt16_reader": ", src_dict_size, trg_dict_size, src_lang=...",
+         "_fluid_wmt16_dict": "lang, dict_size, reverse=..."}
+HELPER_OF = {name: "%s(%s%s) (a function fix adds to the module: 1.8's samples from today's "
+                   "dataset files)" % (fn, "" if mode is None else repr(mode), _REST.get(fn, ""))
+             for name, (fn, mode) in CALLS.items()}
+
 SOURCES = {
     "_fluid_mnist_reader": '''def _fluid_mnist_reader(mode):
     """Paddle 1.8's paddle.dataset.mnist.train() / test(): a reader creator whose samples

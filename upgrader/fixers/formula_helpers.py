@@ -48,6 +48,10 @@ HELPERS = {"formula-helpers": "_fluid_rank_loss / _fluid_soft_relu / _fluid_fsp_
                               "_fluid_bpr_loss (functions fix adds to the module: 1.8's "
                               "formula with paddle ops)"}
 
+#: what explain and docs/rules.md show for each entry
+HELPER_OF = {name: f"{fn} (a function fix adds to the module: 1.8's formula with paddle ops)"
+             for name, fn in NAMES.items()}
+
 SOURCES = {
     "_fluid_rank_loss": '''def _fluid_rank_loss(label, left, right, name=None):
     """Paddle 1.8's fluid.layers.rank_loss: log(1 + exp(left - right)) - label * (left -
