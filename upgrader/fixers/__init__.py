@@ -146,6 +146,18 @@ def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> No
               entry.safety, applied=True)
 
 
+def call_added_function(up, original, updated, entry, name: str, source: str, what: str):
+    """The call of a legacy function that becomes a call, with the same arguments, of code
+    fix adds to the module under ``name`` (its text ``source``; ``what`` it is, for the
+    report); reported manual and left as it is when the module uses the name otherwise or
+    the arguments do not bind to the entry's 1.8 signature."""
+    if helper_conflict(up, original, entry, name, source) \
+            or bound_or_report(up, original, updated, entry) is None:
+        return updated
+    use_helper(up, original, entry, name, what)
+    return updated.with_changes(func=cst.Name(name))
+
+
 def call_helper(up, original, updated, entry, name: str, what: str):
     """``updated`` with its arguments mapped by the entry's rules (as for its target) onto
     ``name``, code fix adds to the module that subclasses or wraps a ``paddle`` API, reported

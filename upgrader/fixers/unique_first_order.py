@@ -75,14 +75,11 @@ SOURCES = {
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report, helper_conflict, use_helper
+    from upgrader.fixers import call_added_function
     name = NAMES[entry.name]
-    if helper_conflict(up, original, entry, name, SOURCES[name]) \
-            or bound_or_report(up, original, updated, entry) is None:
-        return updated
-    use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's order of "
-               "first occurrence")
-    return updated.with_changes(func=cst.Name(name))
+    return call_added_function(up, original, updated, entry, name, SOURCES[name],
+                               "a function fix adds to the module: 1.8's order of first "
+                               "occurrence")
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
