@@ -38,6 +38,7 @@ Fix safety
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Dict, Optional, Tuple
 
 import libcst as cst
@@ -183,8 +184,10 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             up.report(original, CODE, f"`{entry.short}` → (call removed): the variable "
                       f"`{plan.creates[line]}` is bound to the batch size after the accuracy "
                       "that filled it", entry.name, "", entry.safety, applied=True)
-        else:
-            up.report_entry(original, entry, False, manual=entry.note)
+        else:   # reported as before the rewrite existed: no modern counterpart (PU102)
+            manual = copy.copy(entry)
+            manual.code = "PU102"
+            up.report_entry(original, manual, False, manual=entry.note)
         return updated
     # fluid.layers.accuracy
     planned = plan.totals.get(line)
