@@ -135,16 +135,18 @@ def _arithmetic(node, up=None) -> bool:
 
 
 def _numeric_function(up, func) -> bool:
+    """``func`` is a numeric builtin nothing in the module rebinds, or a ``math``
+    function of ``import math`` (the module's only binding of ``math``)."""
+    from upgrader.names import dotted_of, module_binding_counts
+    counts = up.__dict__.get("_module_binding_counts")
+    if counts is None:
+        counts = up._module_binding_counts = module_binding_counts(up.module)
     if isinstance(func, cst.Name) and func.value in _NUMERIC_BUILTINS:
-        name = func.value
-        return up.imports.resolve_name(name) is None and not up.scope.shadowed(name) and \
-            re.search(r"\b(?:def|class)\s+%s\b|\b%s\s*(?::[^=\n]*)?=(?!=)|\bas\s+%s\b|"
-                      r"\bimport\s+%s\b|\bglobal\b[^\n]*\b%s\b" % ((name,) * 5),
-                      up.source) is None
-    from upgrader.names import dotted_of
-    return dotted_of(func) in _NUMERIC_MATH and not up.scope.shadowed("math") and re.search(
-        r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*math\b(?![ \t]+as)", up.source, re.M) \
-        is not None and re.search(r"\bmath\s*=(?!=)|\bas\s+math\b", up.source) is None
+        return func.value not in counts and not up.scope.shadowed(func.value)
+    return dotted_of(func) in _NUMERIC_MATH and counts.get("math") == 1 and \
+        not up.scope.shadowed("math") and re.search(
+            r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*math\b(?![ \t]+as)", up.source, re.M) \
+        is not None
 
 
 def _evaluated_before(nodes, call) -> Optional[list]:
@@ -164,33 +166,37 @@ def _evaluated_before(nodes, call) -> Optional[list]:
     return None
 
 
-def _calls_nothing(node) -> bool:
-    """``node`` builds no layer and runs no function: names, literals, operators, displays."""
-    stack = [node]
+def _calls(node) -> Optional[list]:
+    """The calls under ``node``, or None when it holds a lambda or comprehension (code
+    that runs elsewhere)."""
+    calls, stack = [], [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, (cst.Call, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                          cst.GeneratorExp)):
-            return False
+        if isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return None
+        if isinstance(n, cst.Call):
+            calls.append(n)
         stack.extend(n.children)
-    return True
+    return calls
+
+
+def _calls_nothing(node) -> bool:
+    """``node`` builds no layer and runs no function: names, literals, operators, displays."""
+    return _calls(node) == []
 
 
 def _writes_nothing(up, node) -> bool:
     """Every call under ``node`` is a legacy ``paddle.fluid`` call that writes none of
     its inputs; operators and names are fine."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+    calls = _calls(node)
+    if calls is None:
+        return False
+    for n in calls:
+        dotted = up.resolve_dotted(n.func) or ""
+        if not dotted.startswith("paddle.fluid.") or dotted.rsplit(".", 1)[-1] in _WRITERS:
             return False
-        if isinstance(n, cst.Call):
-            dotted = up.resolve_dotted(n.func) or ""
-            if not dotted.startswith("paddle.fluid.") or dotted.rsplit(".", 1)[-1] in _WRITERS:
-                return False
-            if any(a.keyword is not None and a.keyword.value in ("out", "output") for a in n.args):
-                return False
-        stack.extend(n.children)
+        if any(a.keyword is not None and a.keyword.value in ("out", "output") for a in n.args):
+            return False
     return True
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -49,14 +49,13 @@ CODE = "PU101"
 STRUCTURAL = ("accuracy-total", "accuracy-total-counter")
 DELETES = ("accuracy-total-counter",)   # create_tensor's statement goes
 CREATE = "paddle.fluid.layers.create_tensor"
-ACCURACY = "paddle.fluid.layers.accuracy"
 
 
 class _Plan:
     def __init__(self):
-        self.creates: Dict[int, str] = {}                # create_tensor line -> variable
-        self.totals: Dict[int, Tuple[str, str]] = {}     # accuracy call line -> (variable, input)
-        self.after: Dict[int, Tuple[str, str]] = {}      # accuracy statement line -> the same
+        self.creates: Dict[int, str] = {}        # create_tensor line -> variable
+        self.totals: Dict[int, int] = {}         # accuracy call line -> its statement's line
+        self.binds: Dict[int, str] = {}          # that statement's line -> the binding after it
 
 
 def _plan(up) -> _Plan:
@@ -114,12 +113,12 @@ def _attr_name(func) -> Optional[str]:
 
 def _consider(plan: _Plan, scope, body, index: int, name: str) -> None:
     create = body[index]
-    stores, loads, declared = [], [], False
+    stores, declared = [], False
     for node in ast.walk(scope):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             declared = True
-        elif isinstance(node, ast.Name) and node.id == name:
-            (loads if isinstance(node.ctx, ast.Load) else stores).append(node)
+        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            stores.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not scope:
             args = node.args
             if name in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}:
@@ -137,10 +136,10 @@ def _consider(plan: _Plan, scope, body, index: int, name: str) -> None:
         inputs = [k.value for k in call.keywords if k.arg == "input"] or call.args[:1]
         if len(inputs) != 1 or not _plain(inputs[0]):
             return
-        source = _dotted(inputs[0])
         plan.creates[create.lineno] = name
-        plan.totals[call.lineno] = (name, source)
-        plan.after[stmt.lineno] = (name, source)
+        plan.totals[call.lineno] = stmt.lineno
+        plan.binds[stmt.lineno] = (f"{name} = paddle.cast(paddle.shape({ast.unparse(inputs[0])})"
+                                   "[0:1], 'int32')\n")
         return
 
 
@@ -169,12 +168,6 @@ def _plain(node) -> bool:
     return isinstance(node, ast.Attribute) and _plain(node.value)
 
 
-def _dotted(node) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    return _dotted(node.value) + "." + node.attr
-
-
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     plan = _plan(up)
     line = up.pos(original)[0]
@@ -190,13 +183,13 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
             up.report_entry(original, manual, False, manual=entry.note)
         return updated
     # fluid.layers.accuracy
-    planned = plan.totals.get(line)
-    if planned is None or not up.can_apply(entry, original):
+    statement = plan.totals.get(line)
+    if statement is None or not up.can_apply(entry, original):
         return up.apply_entry(original, updated, entry)
     args = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "total")]
     if args:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    up.__dict__.setdefault("_accuracy_total_bind", {})[line] = planned
+    up.__dict__.setdefault("_accuracy_total_bind", set()).add(statement)
     return up.apply_entry(original, updated.with_changes(args=args), entry)
 
 
@@ -212,15 +205,10 @@ def leave_statement(up, original, updated):
     if deletes and line in deletes:
         deletes.discard(line)
         return removal.remove(up, original, updated)
-    plan = _plan(up)
-    if binds and line in plan.after:
-        name, source = plan.after[line]
-        if not any(v == (name, source) for v in binds.values()):
-            return updated
-        for k in [k for k, v in binds.items() if v == (name, source)]:
-            del binds[k]
+    if binds and line in binds:   # its accuracy was rewritten without total=
+        binds.discard(line)
         up.needed_imports.add("paddle")
-        bind = cst.parse_statement(f"{name} = paddle.cast(paddle.shape({source})[0:1], 'int32')\n")
+        bind = cst.parse_statement(_plan(up).binds[line])
         nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
         return cst.FlattenSentinel(nodes + [bind])
     return updated

@@ -89,14 +89,8 @@ CALLS = {
 #: functions the added functions call
 NEEDS = {"_fluid_wmt16_reader": ("_fluid_wmt16_dict",)}
 #: what docs/rules.md and explain show instead of the entry's target
-HELPERS = {"dataset-readers": "_fluid_mnist_reader / _fluid_cifar_reader / "
-                              "_fluid_uci_housing_reader / _fluid_imdb_reader / "
-                              "_fluid_imdb_word_dict / _fluid_imikolov_reader / "
-                              "_fluid_imikolov_build_dict / _fluid_wmt16_reader / "
-                              "_fluid_wmt16_dict / _fluid_conll05_test / "
-                              "_fluid_conll05_get_dict / _fluid_conll05_get_embedding "
-                              "(functions fix adds to the module: "
-                              "1.8's samples from today's dataset files)"}
+HELPERS = {"dataset-readers": "_fluid_<dataset>_* functions fix adds to the module (1.8's "
+                              "samples from today's dataset files; HELPER_OF names each)"}
 
 #: what explain and docs/rules.md show for each entry
 _REST = {"_fluid_cifar_reader": ", cycle=...", "_fluid_imdb_reader": ", word_idx",
@@ -365,16 +359,18 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     bound = bound_or_report(up, original, updated, entry)
     if bound is None:
         return updated
+    # the functions take 1.8's parameters, under 1.8's names and in 1.8's order: the
+    # required ones by position, the others by keyword
     args = [] if mode is None else [cst.Arg(cst.SimpleString(repr(mode)))]
-    for param in ("word_idx", "n", "src_dict_size", "trg_dict_size", "lang", "dict_size"):
-        # positional in the function, in this order
-        if param in bound.values:
-            args.append(cst.Arg(bound.values[param].value))
-    for param in ("data_type", "cycle", "min_word_freq", "src_lang", "reverse"):  # by keyword
-        if param in bound.values:
-            args.append(cst.Arg(bound.values[param].value, keyword=cst.Name(param),
-                                equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                      cst.SimpleWhitespace(""))))
+    for param in entry.params:
+        value = bound.values.get(param.name)
+        if value is None:
+            continue
+        if param.has_default:
+            args.append(cst.Arg(value.value, keyword=cst.Name(param.name), equal=cst.AssignEqual(
+                cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        else:
+            args.append(cst.Arg(value.value))
     use_helper(up, original, entry, name, "a function fix adds to the module: 1.8's samples "
                "from today's dataset files")
     for other in NEEDS.get(name, ()):
