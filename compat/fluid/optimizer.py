@@ -29,13 +29,14 @@ from compat.fluid import _pir
 from compat.fluid.backward import _by_name
 from compat.fluid.layers.learning_rate_scheduler import LegacyDecay
 
-# Ftrl, Dpsgd, DGCMomentum, Pipeline, Recompute, ExponentialMovingAverage and Lookahead come
+# Dpsgd, DGCMomentum, Pipeline, Recompute, ExponentialMovingAverage and Lookahead come
 # from the rule database (no faithful counterpart: calling them raises
 # compat.LegacyAPIError with the migration).
 __all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "DecayedAdagrad", "SGDOptimizer",
            "MomentumOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
            "DecayedAdagradOptimizer", "RMSPropOptimizer", "Adadelta", "AdadeltaOptimizer",
-           "ModelAverage", "LarsMomentum", "LarsMomentumOptimizer", "LambOptimizer"]
+           "ModelAverage", "LarsMomentum", "LarsMomentumOptimizer", "LambOptimizer", "Ftrl",
+           "FtrlOptimizer"]
 
 
 def _lr(learning_rate):
@@ -315,6 +316,34 @@ class _DecayedAdagrad(_PyOptimizer):
         m = accs["moment"]
         new_m = m * self._decay + (g * g) * _one_minus(self._decay)
         return [(m, new_m), (p, p - lr * g / (paddle.sqrt(new_m) + self._epsilon))]
+
+
+class _Ftrl(_PyOptimizer):
+    """1.x ftrl op: ``new = squared + g^2``; ``linear += g - (new^-lr_power -
+    squared^-lr_power) / lr * param``; ``param = (l1 * sign(linear) - linear) /
+    (new^-lr_power / lr + 2 * l2)`` where ``|linear| > l1``, else 0 (the kernel adds 1e-10
+    to l1 and l2). 1.8.5's FtrlOptimizer passed l1 as the kernel's l2 too."""
+
+    type = "ftrl"
+    _accumulators_spec = (("squared", 0.0, None), ("linear", 0.0, None))
+
+    def __init__(self, learning_rate, l1, lr_power, parameters, weight_decay, grad_clip, name):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._l1, self._lr_power = l1, lr_power
+
+    def _update(self, p, g, lr, accs):
+        squared, linear = accs["squared"], accs["linear"]
+        l1 = l2 = self._l1 + 1e-10
+        new = squared + g * g
+        if self._lr_power == -0.5:
+            scale_new, scale_old = paddle.sqrt(new), paddle.sqrt(squared)
+        else:
+            scale_new = paddle.pow(new, -self._lr_power)
+            scale_old = paddle.pow(squared, -self._lr_power)
+        linear_out = linear + g - (scale_new - scale_old) / lr * p
+        shrunk = (l1 * paddle.sign(linear_out) - linear_out) / (scale_new / lr + 2 * l2)
+        p_out = paddle.where(paddle.abs(linear_out) > l1, shrunk, paddle.zeros_like(p))
+        return [(squared, new), (linear, linear_out), (p, p_out)]
 
 
 class _Adadelta(_PyOptimizer):
@@ -629,6 +658,15 @@ class ModelAverage(paddle.incubate.ModelAverage):
 # neither accepts a 1.x inner optimizer nor pulls the weights back at 1.8.5's step.
 
 
+@_opt("FtrlOptimizer", "Ftrl", replacement="(no equivalent in paddle.optimizer)")
+class FtrlOptimizer(_Legacy, _Ftrl):
+    def __init__(self, learning_rate, l1=0.0, l2=0.0, lr_power=-0.5, parameter_list=None,
+                 regularization=None, grad_clip=None, name=None):
+        _Ftrl.__init__(self, _lr(learning_rate), l1, lr_power, _params(parameter_list),
+                       regularization, grad_clip, name)
+        self._legacy_setup(learning_rate, grad_clip)
+
+
 SGD = SGDOptimizer
 Momentum = MomentumOptimizer
 Adagrad = AdagradOptimizer
@@ -637,5 +675,6 @@ Adamax = AdamaxOptimizer
 DecayedAdagrad = DecayedAdagradOptimizer
 Adadelta = AdadeltaOptimizer
 RMSProp = RMSPropOptimizer
+Ftrl = FtrlOptimizer
 
 _lazy.attach(globals())

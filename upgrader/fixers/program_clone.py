@@ -300,6 +300,8 @@ class _Plan:
         # line of a `<param>.global_block().var(name)` in a function handed the evaluation
         # program -> its clone (program_methods.py rewrites it as the block of a program)
         self.block_lookups: Dict[int, int] = {}
+        # names bound to the persistable statistics of auc / ctr_metric_bundle
+        self.metric_states: Set[str] = set()
 
     @property
     def more(self) -> bool:
@@ -381,6 +383,43 @@ DECAY_BEFORE = ("`clone(for_test=True)` made after a layers.*_decay and before m
                 "normalize_program")
 
 
+METRIC_STATE = ("`clone(for_test=True)` whose runs fetch the statistics of `layers.auc` (its "
+                "third result) or `contrib.layers.ctr_metric_bundle`: 1.8's evaluation program "
+                "kept every forward operator, so each of its runs added to them, while "
+                "paddle.static.normalize_program keeps only what the fetched values need, and a "
+                "persistable statistic needs nothing (its update is pruned). Fetch the AUC values "
+                "(which depend on the update) or read the statistics from the scope after the "
+                "run, then normalize_program")
+
+
+def _metric_state_names(tree: ast.Module) -> Set[str]:
+    """Names an assignment binds to the persistable statistics ``layers.auc`` (the third
+    element of its result) or ``ctr_metric_bundle`` (all of it) return, also once they
+    call the functions fix adds for them (a second fix)."""
+    names: Set[str] = set()
+
+    def bind(target):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                names.add(n.attr)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        f = node.value.func
+        callee = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        for target in node.targets:
+            if callee in ("ctr_metric_bundle", "_fluid_ctr_metric_bundle"):
+                bind(target)
+            elif callee in ("auc", "_fluid_auc"):
+                if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 3:
+                    bind(target.elts[2])
+                else:
+                    bind(target)
+    return names
+
+
 def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: bool = False) -> None:
     scopes: List[_Scope] = []
     parents: Dict[int, ast.AST] = {}
@@ -429,6 +468,7 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
     module = _Scope()
     scopes.append(module)
     walk(tree, module, False)
+    plan.metric_states = _metric_state_names(tree)
     all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
     for scope in scopes:
         for stmt, in_loop in scope.clones:
@@ -592,6 +632,9 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
             stores = scope.stores.get(n)
             if not stores or max(stores) >= line or n in scope.declared:
                 return
+    if any(n in plan.metric_states for names in lists for n in names):
+        plan.manual[stmt.value.lineno] = METRIC_STATE
+        return
     programs = [(name, list(lists[0]))]
     for i, names in enumerate(lists[1:], 2):
         extra = "%s_%d" % (name, i)

@@ -37,6 +37,16 @@ def distributed_batch_reader(batch_reader):
     return decorate_for_multi_process
 
 
+@legacy("paddle.fluid.contrib.ctr_metric_bundle", "paddle.fluid.contrib.layers.ctr_metric_bundle",
+        "paddle.fluid.contrib.layers.metric_op.ctr_metric_bundle",
+        replacement="sums kept in persistable variables")
+def ctr_metric_bundle(input, label):
+    """1.8's six running sums (sqrerr, abserr, prob, q, pos_num, ins_num), persistable in
+    a static program: the function ``fix`` adds for this call."""
+    from compat.fluid.layers.metric_op import added_function
+    return added_function("_fluid_ctr_metric_bundle")(input, label)
+
+
 _DTYPE_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int16": 2, "int32": 4,
                "int64": 8, "bool": 1, "uint8": 1, "int8": 1}
 # values 1.8's ProgramDesc did not hold as operator outputs: parameters and data come from

@@ -12,8 +12,9 @@ covers the last ``slide_steps`` batches (a ring of histograms whose last slot co
 batches), and it returned ``(auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos,
 stat_neg])``. ``paddle.static.auc`` on today's PIR programs starts from zeros at every run
 and returns ``(auc, stat_pos, stat_neg)``; here the same ``auc`` kernel runs on
-persistable variables and writes its updated histograms back into them. In dygraph each
-call starts from zero histograms, as 1.8's did. Everything else comes from the rule
+persistable variables and writes its updated histograms back into them, and the AUCs are
+read from them (today's static AUC output is typed int64 though it holds a float64). In
+dygraph each call starts from zero histograms, as 1.8's did. Everything else comes from the rule
 database.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import paddle
 
 from compat import _lazy
-from compat._runtime import legacy, quiet
+from compat._runtime import legacy
 
 __all__ = ["accuracy", "auc", "mean_iou"]
 
@@ -64,36 +65,24 @@ def mean_iou(input, label, num_classes):
     return paddle.reshape(miou, [1]), wrong, correct
 
 
-def _stat_vars(shapes):
-    if paddle.in_dynamic_mode():
-        return [paddle.zeros(s, "int64") for s in shapes]
-    from compat.fluid import unique_name
-    from compat.fluid.layers.tensor import create_global_var
-    with quiet():
-        return [create_global_var(s, 0, "int64", persistable=True,
-                                  name=unique_name.generate("_generated_var")) for s in shapes]
+_functions = {}
+
+
+def added_function(name):
+    """The function ``fix`` adds to a module under ``name`` for a metric that keeps its
+    statistics (upgrader/fixers/metric_state.py), so the two keep one implementation."""
+    if name not in _functions:
+        from upgrader.fixers import metric_state
+        namespace = {}
+        exec(compile(metric_state.SOURCES[name], metric_state.__file__, "exec"), namespace)
+        _functions[name] = namespace[name]
+    return _functions[name]
 
 
 @legacy("paddle.fluid.layers.auc", "paddle.fluid.layers.metric_op.auc",
         replacement="paddle.metric.Auc (accumulated on the host)")
 def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_steps=1):
-    from paddle import _C_ops
-    buckets = num_thresholds + 1
-    stats = _stat_vars([[(1 + slide_steps) * buckets + 1]] * 2 + [[1, buckets]] * 2)
-    if label.dtype != paddle.int64:
-        label = paddle.cast(label, "int64")
-    weight = paddle.full([1, 1], 1.0, "float32")
-    batch_auc, bpos, bneg = _C_ops.auc(input, label, stats[0], stats[1], weight, curve,
-                                       num_thresholds, slide_steps)
-    global_auc, gpos, gneg = _C_ops.auc(input, label, stats[2], stats[3], weight, curve,
-                                        num_thresholds, 0)
-    new = [bpos, bneg, gpos, gneg]
-    if paddle.in_dynamic_mode():
-        stats = new
-    else:
-        for src, dst in zip(new, stats):
-            paddle.assign(src, output=dst)
-    return paddle.reshape(global_auc, [1]), paddle.reshape(batch_auc, [1]), stats  # 1.x: [1]
+    return added_function("_fluid_auc")(input, label, curve, num_thresholds, topk, slide_steps)
 
 
 _lazy.attach(globals())
