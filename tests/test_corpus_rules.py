@@ -221,11 +221,14 @@ def test_dropout_static_rewrite_keeps_is_test():
                                  NO_STATIC_API, ENABLE_DYGRAPH, TO_STATIC],
                          ids=["layer", "forward", "mixed", "guard", "branch", "no-static-api",
                               "enable-dygraph", "to-static"])
-def test_dropout_elsewhere_stays_unsafe(src):
-    assert set(_dropout_fix(src)) == {"unsafe"}
+def test_dropout_elsewhere_follows_the_global_mode(src):
+    """Dynamic-mode code (or a module that may run it) gets _fluid_dropout, which reads
+    the global train/eval mode as 1.8.5's dygraph dropout did: safe, no legacy left."""
+    assert set(_dropout_fix(src)) == {"safe"}
     out = assert_fixpoint(src)
-    assert "fluid.layers.dropout(" in out and "PU103 `fluid.layers.dropout`" in out
-    assert_fixpoint(src, unsafe_fixes=True)
+    assert "fluid.layers.dropout(" not in out and "PU103" not in out
+    assert "_fluid_dropout(" in out and "def _fluid_dropout(" in out
+    assert "_dygraph_tracer()._train_mode" in out
 
 
 def test_dropout_seed_is_still_manual_in_static_module():
@@ -234,15 +237,22 @@ def test_dropout_seed_is_still_manual_in_static_module():
     assert_fixpoint(src)
 
 
+def test_dropout_seed_is_still_manual_in_dygraph_module():
+    src = GUARD_ONLY.replace("dropout(h, 0.5)", "dropout(h, 0.5, seed=7)")
+    assert "seed=7" in src
+    assert set(_dropout_fix(src)) == {"manual"}
+    assert "_fluid_dropout" not in fix(src)
+
+
 def test_dropout_decision_survives_upgraded_spelling():
     """A file already half upgraded (paddle.static / paddle.nn.Layer) decides the same."""
     static = ("import paddle\nimport paddle.fluid as fluid\n\nmain = paddle.static.Program()\n"
               "y = fluid.layers.dropout(x, 0.5)\n")
-    assert _dropout_fix(static) == ["safe"]
+    assert "y = paddle.nn.functional.dropout(x, 0.5, mode='downscale_in_infer')" in fix(static)
     dynamic = static + "\n\nclass N(paddle.nn.Layer):\n    pass\n"
-    assert _dropout_fix(dynamic) == ["unsafe"]
+    assert "y = _fluid_dropout(x, 0.5)" in fix(dynamic)
     to_static = static + "\n\nf = paddle.jit.to_static(g, input_spec=[paddle.static.InputSpec([None, 3])])\n"
-    assert _dropout_fix(to_static) == ["unsafe"]
+    assert "y = _fluid_dropout(x, 0.5)" in fix(to_static)
 
 
 # ------------------------------------------------------------------ embedding size lists

@@ -1,11 +1,12 @@
-"""PU103 static-dropout: ``fluid.layers.dropout`` in a static-graph-only module is a safe rewrite.
+"""PU103 static-dropout: ``fluid.layers.dropout`` keeps 1.8's train/eval behaviour.
 
 What it does
-    Rewrites ``fluid.layers.dropout(x, p, is_test, seed, name, dropout_implementation)``
-    to ``paddle.nn.functional.dropout(x, p=..., training=not is_test,
-    mode='downscale_in_infer')`` as its rule says, and decides the fix safety per module:
-    safe when the module builds static graphs only, unsafe (``--unsafe-fixes``) otherwise.
-    A module is static-only when it uses static-graph API (``fluid.Program``,
+    In a module that builds static graphs only, rewrites
+    ``fluid.layers.dropout(x, p, is_test, seed, name, dropout_implementation)`` to
+    ``paddle.nn.functional.dropout(x, p=..., training=not is_test,
+    mode='downscale_in_infer')`` as its rule says. Anywhere else the call becomes
+    ``_fluid_dropout(...)`` with the same arguments, a function fix adds to the module. A
+    module is static-only when it uses static-graph API (``fluid.Program``,
     ``layers.fc``/``layers.data``, ``Executor``, ... or, once upgraded, ``paddle.static.*``
     / ``paddle.enable_static``) and nothing of dynamic mode: no ``dygraph.guard``, no
     ``enable_dygraph``, no ``to_variable``, no ``in_dygraph_mode`` branch, no subclass of
@@ -17,34 +18,33 @@ Why is this bad?
     In a static graph 1.8.5's dropout is exactly today's ``F.dropout`` with
     ``training=not is_test`` and ``mode='downscale_in_infer'`` (checked on both engines:
     train ``x * mask``, infer ``x * (1 - p)``; ``upscale_in_train`` keeps its name). In
-    dynamic mode 1.8.5 ignored ``is_test`` and followed the tracer's train/eval mode, which
-    ``F.dropout`` does not, so the same rewrite is unsafe there. Marking every dropout
-    unsafe left the static programs, where nothing changes, for a manual review.
+    dynamic mode 1.8.5 ignored ``is_test`` and followed the global train/eval mode, which
+    ``Layer.train()`` / ``Layer.eval()`` on any layer set (a new ``dygraph.guard`` starts
+    in train mode); ``F.dropout`` follows only ``training``. Paddle 3 still keeps that
+    global mode in the tracer, and ``Layer.train()/eval()`` still set it, so
+    ``_fluid_dropout`` reads it in dynamic mode and ``is_test`` in a static program (a
+    dynamic-to-static forward included), as 1.8.5 did (rule example, both modes).
 
 Example
     In a module with ``main = fluid.Program()`` and no dygraph code,
     ``fluid.layers.dropout(h, dropout_prob=0.5, is_test=False)`` →
-    ``paddle.nn.functional.dropout(h, p=0.5, training=not (False), mode='downscale_in_infer')``
-    is applied by a plain ``fix``.
+    ``paddle.nn.functional.dropout(h, p=0.5, training=not (False), mode='downscale_in_infer')``;
+    in a ``forward`` of a ``dygraph.Layer``,
+    ``fluid.layers.dropout(h, 0.5, is_test=not self.training)`` →
+    ``_fluid_dropout(h, 0.5, is_test=not self.training)``.
 
 Fix safety
-    Safe in static-only modules, unsafe elsewhere (the entry's note). Applied with
-    ``--unsafe-fixes`` directly in a ``def forward(self, ...)``, the call gets
-    ``training=self.training`` whatever ``is_test`` said (1.8.5's dygraph dropout ignored
-    it; not in a decorated forward or a module with dynamic-to-static code, whose 1.8
-    static graph followed is_test): the layer's own ``train()``/``eval()`` mode, which
-    ``model.eval()`` sets on every
-    sublayer; 1.8 followed the last ``train()``/``eval()`` call on any layer, so a forward
-    run after another layer's mode switch still differs (why it stays unsafe). The decision is per
-    file: a library module of static helpers called from dynamic-mode code in another file
-    looks static-only here. A test program made with ``clone(for_test=True)`` switched
-    1.8's dropout to inference; Paddle 3's PIR programs have no such clone, which is
-    reported on its own (PU208): the evaluation graph built instead must pass
-    ``is_test=True`` / ``training=False``.
+    Safe. A ``seed`` other than ``None`` keeps the plain rule, which reports it (today's
+    dropout has no per-call seed). The decision is per file: a library module of static
+    helpers called from dynamic-mode code in another file looks static-only here, and
+    gets the plain rewrite, whose ``training=not is_test`` is what the caller passed.
+    A test program made with ``clone(for_test=True)`` switched 1.8's dropout to
+    inference; Paddle 3's PIR programs have no such clone, which is reported on its own
+    (PU208): the evaluation graph built instead must pass ``is_test=True`` /
+    ``training=False``.
 """
 from __future__ import annotations
 
-import copy
 import re
 
 import libcst as cst
@@ -61,54 +61,52 @@ _DYNAMIC = {"paddle.disable_static", "paddle.to_tensor", "paddle.in_dynamic_mode
             "paddle.fluid.dygraph.guard", "paddle.fluid.dygraph.base.guard"}
 
 
+NAME = "_fluid_dropout"
+WHAT = "a function fix adds to the module: 1.8's dropout, which followed the global train/eval mode in dynamic mode"
+HELPER_OF = {"paddle.fluid.layers.dropout": "paddle.nn.functional.dropout in static-only modules, "
+                                            f"else {NAME} ({WHAT})"}
+SOURCE = '''def _fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+                   dropout_implementation='downgrade_in_infer'):
+    """Paddle 1.8's fluid.layers.dropout: in dynamic mode it ignored is_test and followed
+    the global train/eval mode, which Layer.train() / Layer.eval() on any layer set (Paddle
+    3 keeps that mode in the tracer); in a static program it followed is_test. 1.8's
+    default 'downgrade_in_infer' (train: x * mask, infer: x * (1 - p)) is today's
+    'downscale_in_infer'."""
+    import paddle
+    if paddle.in_dynamic_mode():
+        training = paddle.base.framework._dygraph_tracer()._train_mode
+    else:
+        training = not is_test
+    mode = dropout_implementation
+    if mode == 'downgrade_in_infer':
+        mode = 'downscale_in_infer'
+    return paddle.nn.functional.dropout(x, p=dropout_prob, training=training, mode=mode)
+'''
+
+
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    if entry.safety == "unsafe" and static_only(up):
-        safe = copy.copy(entry)
-        safe.safety = "safe"
-        return up.apply_entry(original, updated, safe)
-    out = up.apply_entry(original, updated, entry)
-    if out is not updated and _in_forward(up):
-        out = _follow_layer_mode(out)
-    return out
+    """Static-only modules: the plain rewrite (exact there). Elsewhere ``_fluid_dropout``,
+    unless a seed is given (today's dropout has none: the plain rule reports it)."""
+    from upgrader.args import Manual, bind
+    from upgrader.fixers import call_added_function
+    if static_only(up):
+        return up.apply_entry(original, updated, entry)
+    bound = bind(entry, updated)
+    seed = None if isinstance(bound, Manual) else bound.values.get("seed")
+    if isinstance(bound, Manual) or (seed is not None and not (
+            isinstance(seed.value, cst.Name) and seed.value.value == "None")):
+        return up.apply_entry(original, updated, entry)
+    return call_added_function(up, original, updated, entry, NAME, SOURCE, WHAT)
 
 
-def _in_forward(up) -> bool:
-    """Directly in the body of an undecorated ``def forward(self, ...)`` that does not rebind
-    self, in a module with no dynamic-to-static code (1.8's ``@declarative`` forward built a
-    static graph, whose dropout did follow is_test)."""
-    from upgrader.names import local_binding_counts
-    fn = up.scope.function()
-    if not isinstance(fn, cst.FunctionDef) or fn.name.value != "forward" or fn.decorators \
-            or _TO_STATIC_SOURCE.search(up.source):
-        return False
-    params = fn.params.params
-    return bool(params) and params[0].name.value == "self" and \
-        local_binding_counts(fn).get("self", 0) == 1
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the function the rewrites call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})
 
 
-# dynamic-to-static code in either spelling (as act_by_name's layer hook checks it)
+# dynamic-to-static code in either spelling (batch_norm_is_test reads it too)
 _TO_STATIC_SOURCE = re.compile(r"declarative|to_static|ProgramTranslator|\bjit\b")
-
-
-def _follow_layer_mode(call):
-    """``training=self.training`` in the rewritten call: 1.8's dygraph dropout ignored
-    ``is_test`` and followed the train/eval mode that ``Layer.train()/eval()`` set."""
-    if not (isinstance(call, cst.Call) and dotted_of(call.func) == "paddle.nn.functional.dropout"):
-        return call
-    value = cst.parse_expression("self.training")
-    args = list(call.args)
-    for i, a in enumerate(args):
-        if a.keyword is not None and a.keyword.value == "training":
-            args[i] = a.with_changes(value=value)
-            return call.with_changes(args=args)
-    if any(a.star for a in args) or sum(1 for a in args if a.keyword is None) > 3:
-        return call
-    last = args[-1]
-    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    args.append(cst.Arg(keyword=cst.Name("training"), value=value,
-                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                              whitespace_after=cst.SimpleWhitespace(""))))
-    return call.with_changes(args=args)
 
 
 def static_only(up) -> bool:
