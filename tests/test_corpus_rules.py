@@ -292,3 +292,24 @@ def test_size_list_with_unpacking_is_not_folded():
     (f,) = [f for f in findings(src) if f.legacy.endswith("Embedding")]
     assert f.fix == "safe"
     assert fix(src).count("f()") == 1
+
+
+# ------------------------------------------------------------------ ranks computed in place
+
+@pytest.mark.parametrize("expr, inline", [
+    ("len(x.shape) - 1", True),
+    ("len(self.x.shape) + 1 - 2", True),
+    ("len(g(x).shape) - 1", False),   # calls g: evaluated twice it would call it twice
+    ("n - 1", False),                 # n may be a tensor: not written twice
+])
+def test_a_rank_computed_in_place_may_be_repeated(expr, inline):
+    """fc's rewrite reads num_flatten_dims three times: ``len(<name>.shape) - 1`` (PaddleHub's
+    output layer, in a lambda where nothing can be hoisted) builds nothing and is written
+    in place (proven by the fc rule's example); anything that calls is not."""
+    src = ("import paddle.fluid as fluid\n"
+           f"layer = lambda x: fluid.layers.fc(x, size=2, num_flatten_dims={expr})\n")
+    out = fix(src)
+    if inline:
+        assert "fluid.layers.fc" not in out and out.count(expr) == 3
+    else:
+        assert "fluid.layers.fc(" in out and "evaluated more than once" in out

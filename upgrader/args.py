@@ -491,7 +491,19 @@ def _simple(node: cst.BaseExpression) -> bool:
         return all(isinstance(e, cst.Element) and _simple(e.value) for e in node.elements)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return isinstance(node.expression, (cst.Integer, cst.Float))
-    return False
+    return _rank_expr(node)
+
+
+def _rank_expr(node: cst.BaseExpression) -> bool:
+    """``len(<name or attribute chain>)`` plus or minus integers (``len(x.shape) - 1``, a
+    rank computed in place): builds nothing and gives the same int each time."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        sides = (node.left, node.right)
+        return any(_rank_expr(s) for s in sides) and \
+            all(isinstance(s, cst.Integer) or _rank_expr(s) for s in sides)
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+        and node.func.value == "len" and len(node.args) == 1 and node.args[0].keyword is None \
+        and not node.args[0].star and _simple(node.args[0].value)
 
 
 def _literal_test(node: cst.BaseExpression):
