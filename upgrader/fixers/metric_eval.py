@@ -1,19 +1,29 @@
-"""PU102 metric-eval: ``fluid.metrics.Auc``, read with ``eval()``, becomes a subclass of
-``paddle.metric.Auc`` that keeps 1.8's constructor and ``eval()``.
+"""PU102 metric-eval: ``fluid.metrics.Auc``, ``Precision``, ``Recall``, ``Accuracy`` and
+``ChunkEvaluator``, read with ``eval()``, become classes that keep 1.8's interface.
 
 What it does
     ``fluid.metrics.Auc(name, curve='ROC', num_thresholds=4095)`` becomes
-    ``_FluidAuc(...)`` with the same arguments, and ``fix`` adds the class once, after the
-    module's imports: ``paddle.metric.Auc`` with ``name`` first and ``eval()`` returning
-    ``accumulate()``.
+    ``_FluidAuc(...)``, ``Precision(name=None)`` ``_FluidPrecision(...)``, ``Recall``
+    ``_FluidRecall``, ``Accuracy`` ``_FluidAccuracy`` and ``ChunkEvaluator``
+    ``_FluidChunkEvaluator``, with the same arguments, and ``fix`` adds each class used
+    once, after the module's imports: subclasses of ``paddle.metric.Auc`` / ``Precision``
+    / ``Recall`` (1.8's argument order, ``eval()`` returning ``accumulate()``, and for
+    Precision / Recall 1.8's rounding with ``numpy.rint``), and of ``paddle.metric.Metric``
+    for the two that have no counterpart (Accuracy's running weighted mean of
+    ``update(value, weight)``, ChunkEvaluator's sums of ``update(num_infer_chunks,
+    num_label_chunks, num_correct_chunks)`` and its ``(precision, recall, f1)``), with
+    1.8's ``reset()``: public ints to 0, floats to 0.0, numpy values to zeros of their
+    shape. ``_FluidAuc.reset()`` does nothing, as 1.8.5's did (1.8's ``MetricBase.reset``
+    cleared public attributes only; the bucket counts are private: checked on 1.8.5).
 
 Why is this bad?
-    ``paddle.metric.Auc`` computes the same bucketed AUC on numpy inputs
-    (``update(preds, labels)`` with ``preds`` of shape [N, 2], column 1 the positive
-    probability, bucket ``int(p * num_thresholds)``, trapezoids from the top bucket down)
-    but takes ``name`` last and has no ``eval()``: every 1.8 use reads the result with
-    ``m.eval()``, which a rewrite of the constructor alone would turn into an
+    Every 1.8 use reads the result with ``m.eval()``, which today's metrics call
+    ``accumulate()``, and a rewrite of the constructor alone would turn it into an
     AttributeError, because the method call is on a name the rule cannot follow.
+    ``paddle.metric.Auc`` computes the same bucketed AUC but takes ``name`` last;
+    ``paddle.metric.Precision`` / ``Recall`` round 0.5 up (1.8: ``np.rint``, 0.5 -> 0);
+    ``paddle.metric.Accuracy`` computes the accuracy itself from predictions (another
+    interface), and there is no chunk metric today.
 
 Example
     ``auc = fluid.metrics.Auc(name="auc", num_thresholds=2 ** 12)`` →
@@ -21,8 +31,9 @@ Example
     ``auc.eval()`` stay as written.
 
 Fix safety
-    Safe: the rule's example (several updates, the default and a small threshold count,
-    ``reset()`` between updates) gives 1.8.5's values. Manual when the module already uses the class's name
+    Safe: each rule's example (several updates, ``reset()`` between them, probabilities
+    of exactly 0.5, counts given as numpy arrays and as numbers) gives 1.8.5's values,
+    shapes and dtypes in both modes. Manual when the module already uses the class's name
     for something else.
 """
 from __future__ import annotations
@@ -31,9 +42,14 @@ import libcst as cst
 
 CODE = "PU102"
 STRUCTURAL = ("metric-eval",)
-NAMES = {"paddle.fluid.metrics.Auc": "_FluidAuc"}
-WHAT = "a paddle.metric.Auc subclass fix adds to the module: 1.8's constructor and eval()"
-HELPERS = {"metric-eval": f"_FluidAuc ({WHAT})"}
+NAMES = {"paddle.fluid.metrics.Auc": "_FluidAuc",
+         "paddle.fluid.metrics.Precision": "_FluidPrecision",
+         "paddle.fluid.metrics.Recall": "_FluidRecall",
+         "paddle.fluid.metrics.Accuracy": "_FluidAccuracy",
+         "paddle.fluid.metrics.ChunkEvaluator": "_FluidChunkEvaluator"}
+WHAT = "a paddle.metric class fix adds to the module: 1.8's constructor, update() and eval()"
+HELPERS = {"metric-eval": f"_FluidAuc / _FluidPrecision / _FluidRecall / _FluidAccuracy / "
+                          f"_FluidChunkEvaluator ({WHAT})"}
 HELPER_OF = {name: f"{cls} ({WHAT})" for name, cls in NAMES.items()}
 
 SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
@@ -50,6 +66,138 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
     def reset(self):
         """As in 1.8.5, a no-op: its MetricBase.reset cleared only public attributes, and
         the bucket counts are private, so the AUC kept accumulating."""
+''',
+    "_FluidPrecision": '''class _FluidPrecision(paddle.metric.Precision):
+    """Paddle 1.8's fluid.metrics.Precision: numpy probabilities rounded with numpy.rint
+    (0.5 counts as 0; paddle.metric.Precision rounds it up), eval() = accumulate()."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+
+    def update(self, preds, labels):
+        import numpy
+        preds = numpy.rint(preds).astype('int32')
+        for i in range(labels.shape[0]):
+            if preds[i] == 1:
+                if preds[i] == labels[i]:
+                    self.tp += 1
+                else:
+                    self.fp += 1
+
+    def eval(self):
+        return self.accumulate()
+''',
+    "_FluidRecall": '''class _FluidRecall(paddle.metric.Recall):
+    """Paddle 1.8's fluid.metrics.Recall: numpy probabilities rounded with numpy.rint
+    (0.5 counts as 0; paddle.metric.Recall rounds it up), eval() = accumulate()."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+
+    def update(self, preds, labels):
+        import numpy
+        preds = numpy.rint(preds).astype('int32')
+        for i in range(labels.shape[0]):
+            if labels[i] == 1:
+                if preds[i] == labels[i]:
+                    self.tp += 1
+                else:
+                    self.fn += 1
+
+    def eval(self):
+        return self.accumulate()
+''',
+    "_FluidAccuracy": '''class _FluidAccuracy(paddle.metric.Metric):
+    """Paddle 1.8's fluid.metrics.Accuracy: the weighted mean of the batch accuracies
+    given to update(value, weight) (paddle.metric.Accuracy counts correct predictions
+    itself)."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = str(name) if name is not None else type(self).__name__
+        self.value = 0.0
+        self.weight = 0.0
+
+    def reset(self):
+        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
+        their shape (an accuracy given as an array stays an array)."""
+        import numpy
+        for attr, value in list(self.__dict__.items()):
+            if attr.startswith('_'):
+                continue
+            if isinstance(value, int):
+                setattr(self, attr, 0)
+            elif isinstance(value, float):
+                setattr(self, attr, 0.0)
+            elif isinstance(value, (numpy.ndarray, numpy.generic)):
+                setattr(self, attr, numpy.zeros_like(value))
+            else:
+                setattr(self, attr, None)
+
+    def update(self, value, weight):
+        if weight < 0:
+            raise ValueError("The 'weight' can not be negative")
+        self.value += value * weight
+        self.weight += weight
+
+    def accumulate(self):
+        if self.weight == 0:
+            raise ValueError("There is no data in Accuracy Metrics.")
+        return self.value / self.weight
+
+    def eval(self):
+        return self.accumulate()
+
+    def name(self):
+        return self._name
+''',
+    "_FluidChunkEvaluator": '''class _FluidChunkEvaluator(paddle.metric.Metric):
+    """Paddle 1.8's fluid.metrics.ChunkEvaluator: sums the chunk counts given to update()
+    (numbers or numpy arrays, as chunk_eval returned them); eval() returns (precision,
+    recall, f1) from the sums. Paddle 3 has no chunk metric."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = str(name) if name is not None else type(self).__name__
+        self.num_infer_chunks = 0
+        self.num_label_chunks = 0
+        self.num_correct_chunks = 0
+
+    def reset(self):
+        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
+        their shape (counts given as arrays stay arrays)."""
+        import numpy
+        for attr, value in list(self.__dict__.items()):
+            if attr.startswith('_'):
+                continue
+            if isinstance(value, int):
+                setattr(self, attr, 0)
+            elif isinstance(value, float):
+                setattr(self, attr, 0.0)
+            elif isinstance(value, (numpy.ndarray, numpy.generic)):
+                setattr(self, attr, numpy.zeros_like(value))
+            else:
+                setattr(self, attr, None)
+
+    def update(self, num_infer_chunks, num_label_chunks, num_correct_chunks):
+        self.num_infer_chunks += num_infer_chunks
+        self.num_label_chunks += num_label_chunks
+        self.num_correct_chunks += num_correct_chunks
+
+    def accumulate(self):
+        precision = float(self.num_correct_chunks) / self.num_infer_chunks \\
+            if self.num_infer_chunks else 0
+        recall = float(self.num_correct_chunks) / self.num_label_chunks \\
+            if self.num_label_chunks else 0
+        f1 = float(2 * precision * recall) / (precision + recall) \\
+            if self.num_correct_chunks else 0
+        return precision, recall, f1
+
+    def eval(self):
+        return self.accumulate()
+
+    def name(self):
+        return self._name
 '''}
 
 
