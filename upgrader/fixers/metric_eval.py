@@ -1,20 +1,24 @@
-"""PU102 metric-eval: ``fluid.metrics.Auc``, ``Precision``, ``Recall``, ``Accuracy`` and
-``ChunkEvaluator``, read with ``eval()``, become classes that keep 1.8's interface.
+"""PU102 metric-eval: the ``fluid.metrics`` classes (``Auc``, ``Precision``, ``Recall``,
+``Accuracy``, ``ChunkEvaluator``, ``EditDistance``, ``CompositeMetric``), read with
+``eval()``, become classes that keep 1.8's interface.
 
 What it does
     ``fluid.metrics.Auc(name, curve='ROC', num_thresholds=4095)`` becomes
     ``_FluidAuc(...)``, ``Precision(name=None)`` ``_FluidPrecision(...)``, ``Recall``
-    ``_FluidRecall``, ``Accuracy`` ``_FluidAccuracy`` and ``ChunkEvaluator``
-    ``_FluidChunkEvaluator``, with the same arguments, and ``fix`` adds each class used
+    ``_FluidRecall``, ``Accuracy`` ``_FluidAccuracy``, ``ChunkEvaluator``
+    ``_FluidChunkEvaluator``, ``EditDistance`` ``_FluidEditDistance`` and
+    ``CompositeMetric`` ``_FluidCompositeMetric``, with the same arguments, and ``fix`` adds each class used
     once, after the module's imports: subclasses of ``paddle.metric.Auc`` / ``Precision``
     / ``Recall`` (1.8's argument order, ``eval()`` returning ``accumulate()``, and for
     Precision / Recall 1.8's rounding with ``numpy.rint``), and of ``paddle.metric.Metric``
-    for the two that have no counterpart (Accuracy's running weighted mean of
+    for those that have no counterpart (Accuracy's running weighted mean of
     ``update(value, weight)``, ChunkEvaluator's sums of ``update(num_infer_chunks,
-    num_label_chunks, num_correct_chunks)`` and its ``(precision, recall, f1)``), with
+    num_label_chunks, num_correct_chunks)`` and its ``(precision, recall, f1)``,
+    EditDistance's averages, CompositeMetric's list of metrics), with
     1.8's ``reset()``: public ints to 0, floats to 0.0, numpy values to zeros of their
     shape. ``_FluidAuc.reset()`` does nothing, as 1.8.5's did (1.8's ``MetricBase.reset``
-    cleared public attributes only; the bucket counts are private: checked on 1.8.5).
+    cleared public attributes only; the bucket counts are private: checked on 1.8.5), and
+    neither does ``_FluidCompositeMetric.reset()`` (its metric list is private).
 
 Why is this bad?
     Every 1.8 use reads the result with ``m.eval()``, which today's metrics call
@@ -46,10 +50,12 @@ NAMES = {"paddle.fluid.metrics.Auc": "_FluidAuc",
          "paddle.fluid.metrics.Precision": "_FluidPrecision",
          "paddle.fluid.metrics.Recall": "_FluidRecall",
          "paddle.fluid.metrics.Accuracy": "_FluidAccuracy",
-         "paddle.fluid.metrics.ChunkEvaluator": "_FluidChunkEvaluator"}
+         "paddle.fluid.metrics.ChunkEvaluator": "_FluidChunkEvaluator",
+         "paddle.fluid.metrics.EditDistance": "_FluidEditDistance",
+         "paddle.fluid.metrics.CompositeMetric": "_FluidCompositeMetric"}
 WHAT = "a paddle.metric class fix adds to the module: 1.8's constructor, update() and eval()"
 HELPERS = {"metric-eval": f"_FluidAuc / _FluidPrecision / _FluidRecall / _FluidAccuracy / "
-                          f"_FluidChunkEvaluator ({WHAT})"}
+                          f"_FluidChunkEvaluator / _FluidEditDistance / _FluidCompositeMetric ({WHAT})"}
 HELPER_OF = {name: f"{cls} ({WHAT})" for name, cls in NAMES.items()}
 
 SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
@@ -192,6 +198,81 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
         f1 = float(2 * precision * recall) / (precision + recall) \\
             if self.num_correct_chunks else 0
         return precision, recall, f1
+
+    def eval(self):
+        return self.accumulate()
+
+    def name(self):
+        return self._name
+''',
+    "_FluidEditDistance": '''class _FluidEditDistance(paddle.metric.Metric):
+    """Paddle 1.8's fluid.metrics.EditDistance: update(distances, seq_num) with the numpy
+    distances of a batch (layers.edit_distance's output); eval() returns (average
+    distance, share of sequences with a nonzero distance). Paddle 3 has no such metric."""
+
+    def __init__(self, name):
+        super().__init__()
+        self._name = str(name) if name is not None else type(self).__name__
+        self.total_distance = 0.0
+        self.seq_num = 0
+        self.instance_error = 0
+
+    def reset(self):
+        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
+        their shape."""
+        import numpy
+        for attr, value in list(self.__dict__.items()):
+            if attr.startswith('_'):
+                continue
+            if isinstance(value, int):
+                setattr(self, attr, 0)
+            elif isinstance(value, float):
+                setattr(self, attr, 0.0)
+            elif isinstance(value, (numpy.ndarray, numpy.generic)):
+                setattr(self, attr, numpy.zeros_like(value))
+            else:
+                setattr(self, attr, None)
+
+    def update(self, distances, seq_num):
+        import numpy
+        self.seq_num += seq_num
+        self.instance_error += seq_num - numpy.sum(distances == 0)
+        self.total_distance += numpy.sum(distances)
+
+    def accumulate(self):
+        if self.seq_num == 0:
+            raise ValueError("There is no data in EditDistance Metric.")
+        return self.total_distance / self.seq_num, self.instance_error / float(self.seq_num)
+
+    def eval(self):
+        return self.accumulate()
+
+    def name(self):
+        return self._name
+''',
+    "_FluidCompositeMetric": '''class _FluidCompositeMetric(paddle.metric.Metric):
+    """Paddle 1.8's fluid.metrics.CompositeMetric: add_metric(m) collects metrics,
+    update(preds, labels) updates each, eval() returns their eval() results in order.
+    As in 1.8.5, reset() does nothing (the metric list is private; the metrics keep
+    their state)."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = str(name) if name is not None else type(self).__name__
+        self._metrics = []
+
+    def add_metric(self, metric):
+        self._metrics.append(metric)
+
+    def update(self, preds, labels):
+        for m in self._metrics:
+            m.update(preds, labels)
+
+    def reset(self):
+        pass
+
+    def accumulate(self):
+        return [m.eval() for m in self._metrics]
 
     def eval(self):
         return self.accumulate()
