@@ -1,5 +1,11 @@
 """``paddle.fluid.metrics`` (1.8): the numpy metric accumulators, kept as 1.x had them
-(Python-side; today's ``paddle.metric`` classes have another interface)."""
+(Python-side; today's ``paddle.metric`` classes have another interface).
+
+These are 1.8's class tree, not the classes ``fix`` adds (upgrader/fixers/metric_eval.py):
+legacy programs subclass ``MetricBase``, ``CompositeMetric.add_metric`` accepts only its
+instances, ``get_config()`` and 1.8's input checks are part of the interface, while the
+added classes derive from ``paddle.metric`` so that upgraded code joins today's API. The
+same rule examples prove both against the 1.8.5 goldens."""
 from __future__ import annotations
 
 import copy

@@ -35,16 +35,23 @@ from typing import Callable, Dict, List, Set
 
 import libcst as cst
 
-def bound_or_report(up, original, updated, entry, applicable: bool = True):
+def bound_or_report(up, original, updated, entry, applicable: bool = True,
+                    keep_kwargs: bool = False):
     """The legacy call's arguments bound by the entry's 1.8 signature, or None after
     reporting why the call stays: the rule cannot apply here (disabled, suppressed, unsafe
-    without --unsafe-fixes, or not ``applicable``), or its arguments do not bind. The
+    without --unsafe-fixes, or not ``applicable``), or its arguments do not bind. With
+    ``keep_kwargs`` (the caller keeps the arguments as written, for code that takes 1.8's
+    signature) a ``**kwargs`` argument is set aside and the others bind partially. The
     common start of a structural ``rewrite_call``."""
     from upgrader.args import Manual, bind
     if not applicable or not up.can_apply(entry, original):
         up.report_entry(original, entry, False)
         return None
-    bound = bind(entry, updated)
+    plain = [a for a in updated.args if a.star != "**"] if keep_kwargs else updated.args
+    if len(plain) == len(updated.args):
+        bound = bind(entry, updated)
+    else:
+        bound = bind(entry, updated.with_changes(args=plain), partial=True)
     if isinstance(bound, Manual):
         up.report_entry(original, entry, False, manual=bound.reason)
         return None
@@ -147,13 +154,15 @@ def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> No
 
 
 def call_added_function(up, original, updated, entry, name: str, source: str, what: str):
-    """The call of a legacy function that becomes a call, with the same arguments, of code
-    fix adds to the module under ``name`` (its text ``source``; ``what`` it is, for the
-    report); reported manual and left as it is when the module uses the name otherwise or
-    the arguments do not bind to the entry's 1.8 signature."""
-    if helper_conflict(up, original, entry, name, source) \
-            or bound_or_report(up, original, updated, entry) is None:
+    """The call of a legacy function or class that becomes a call, with the same arguments,
+    of code fix adds to the module under ``name`` (its text ``source``, which takes 1.8's
+    signature; ``what`` it is, for the report); a ``**kwargs`` argument passes through.
+    Reported manual and left as it is when the module uses the name otherwise or the
+    arguments do not bind to the entry's 1.8 signature."""
+    if bound_or_report(up, original, updated, entry, keep_kwargs=True) is None \
+            or helper_conflict(up, original, entry, name, source):
         return updated
+    up.needed_imports.add("paddle")
     use_helper(up, original, entry, name, what)
     return updated.with_changes(func=cst.Name(name))
 

@@ -58,75 +58,24 @@ HELPERS = {"metric-eval": f"_FluidAuc / _FluidPrecision / _FluidRecall / _FluidA
                           f"_FluidChunkEvaluator / _FluidEditDistance / _FluidCompositeMetric ({WHAT})"}
 HELPER_OF = {name: f"{cls} ({WHAT})" for name, cls in NAMES.items()}
 
-SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
-    """Paddle 1.8's fluid.metrics.Auc: paddle.metric.Auc's bucketed AUC (update(preds,
-    labels) with numpy preds of shape [N, 2]) with 1.8's argument order (name first) and
-    eval(), 1.8's name for accumulate()."""
-
-    def __init__(self, name, curve='ROC', num_thresholds=4095):
-        super().__init__(curve=curve, num_thresholds=num_thresholds, name=name)
-
-    def eval(self):
-        return self.accumulate()
-
-    def reset(self):
-        """As in 1.8.5, a no-op: its MetricBase.reset cleared only public attributes, and
-        the bucket counts are private, so the AUC kept accumulating."""
-''',
-    "_FluidPrecision": '''class _FluidPrecision(paddle.metric.Precision):
-    """Paddle 1.8's fluid.metrics.Precision: numpy probabilities rounded with numpy.rint
-    (0.5 counts as 0; paddle.metric.Precision rounds it up), eval() = accumulate()."""
-
-    def __init__(self, name=None):
-        super().__init__(name=name)
-
-    def update(self, preds, labels):
-        import numpy
-        preds = numpy.rint(preds).astype('int32')
-        for i in range(labels.shape[0]):
-            if preds[i] == 1:
-                if preds[i] == labels[i]:
-                    self.tp += 1
-                else:
-                    self.fp += 1
-
-    def eval(self):
-        return self.accumulate()
-''',
-    "_FluidRecall": '''class _FluidRecall(paddle.metric.Recall):
-    """Paddle 1.8's fluid.metrics.Recall: numpy probabilities rounded with numpy.rint
-    (0.5 counts as 0; paddle.metric.Recall rounds it up), eval() = accumulate()."""
-
-    def __init__(self, name=None):
-        super().__init__(name=name)
-
-    def update(self, preds, labels):
-        import numpy
-        preds = numpy.rint(preds).astype('int32')
-        for i in range(labels.shape[0]):
-            if labels[i] == 1:
-                if preds[i] == labels[i]:
-                    self.tp += 1
-                else:
-                    self.fn += 1
-
-    def eval(self):
-        return self.accumulate()
-''',
-    "_FluidAccuracy": '''class _FluidAccuracy(paddle.metric.Metric):
-    """Paddle 1.8's fluid.metrics.Accuracy: the weighted mean of the batch accuracies
-    given to update(value, weight) (paddle.metric.Accuracy counts correct predictions
-    itself)."""
-
-    def __init__(self, name=None):
-        super().__init__()
+# The parts the classes share are written once: 1.8's MetricBase kept the name (name()),
+# read results with eval() and reset public state by type. Each class's source is composed
+# from them, so that the module gets self-contained classes.
+_NAME_INIT = """        super().__init__()
         self._name = str(name) if name is not None else type(self).__name__
-        self.value = 0.0
-        self.weight = 0.0
-
+"""
+_EVAL = """
+    def eval(self):
+        return self.accumulate()
+"""
+_NAMED = _EVAL + """
+    def name(self):
+        return self._name
+"""
+_RESET = '''
     def reset(self):
-        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
-        their shape (an accuracy given as an array stays an array)."""
+        """1.8's MetricBase.reset: public ints to 0, floats to 0.0, numpy values to zeros
+        of their shape (sums given as arrays stay arrays), anything else to None."""
         import numpy
         for attr, value in list(self.__dict__.items()):
             if attr.startswith('_'):
@@ -139,7 +88,61 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
                 setattr(self, attr, numpy.zeros_like(value))
             else:
                 setattr(self, attr, None)
+'''
 
+
+def _class(head: str, state: str, body: str, tail: str = _NAMED) -> str:
+    """A class of ``head`` (class line, docstring and ``def __init__`` line), whose
+    ``__init__`` sets the name and the public ``state`` lines; ``body`` its methods."""
+    return head + _NAME_INIT + state + body + tail
+
+
+def _rounded(kind: str, counted: str, missed: str) -> str:
+    """Precision or Recall: ``paddle.metric``'s class with 1.8's np.rint rounding; a
+    sample counts when ``counted`` (preds or labels) is 1, as ``tp`` or as ``missed``."""
+    return f'''class _Fluid{kind}(paddle.metric.{kind}):
+    """Paddle 1.8's fluid.metrics.{kind}: numpy probabilities rounded with numpy.rint
+    (0.5 counts as 0; paddle.metric.{kind} rounds it up), eval() = accumulate()."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+
+    def update(self, preds, labels):
+        import numpy
+        preds = numpy.rint(preds).astype('int32')
+        for i in range(labels.shape[0]):
+            if {counted}[i] == 1:
+                if preds[i] == labels[i]:
+                    self.tp += 1
+                else:
+                    self.{missed} += 1
+''' + _EVAL
+
+
+SOURCES = {
+    "_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
+    """Paddle 1.8's fluid.metrics.Auc: paddle.metric.Auc's bucketed AUC (update(preds,
+    labels) with numpy preds of shape [N, 2]) with 1.8's argument order (name first) and
+    eval(), 1.8's name for accumulate()."""
+
+    def __init__(self, name, curve='ROC', num_thresholds=4095):
+        super().__init__(curve=curve, num_thresholds=num_thresholds, name=name)
+
+    def reset(self):
+        """As in 1.8.5, a no-op: its MetricBase.reset cleared only public attributes, and
+        the bucket counts are private, so the AUC kept accumulating."""
+''' + _EVAL,
+    "_FluidPrecision": _rounded("Precision", "preds", "fp"),
+    "_FluidRecall": _rounded("Recall", "labels", "fn"),
+    "_FluidAccuracy": _class('''class _FluidAccuracy(paddle.metric.Metric):
+    """Paddle 1.8's fluid.metrics.Accuracy: the weighted mean of the batch accuracies
+    given to update(value, weight) (paddle.metric.Accuracy counts correct predictions
+    itself)."""
+
+    def __init__(self, name=None):
+''', """        self.value = 0.0
+        self.weight = 0.0
+""", _RESET + """
     def update(self, value, weight):
         if weight < 0:
             raise ValueError("The 'weight' can not be negative")
@@ -150,41 +153,17 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
         if self.weight == 0:
             raise ValueError("There is no data in Accuracy Metrics.")
         return self.value / self.weight
-
-    def eval(self):
-        return self.accumulate()
-
-    def name(self):
-        return self._name
-''',
-    "_FluidChunkEvaluator": '''class _FluidChunkEvaluator(paddle.metric.Metric):
+"""),
+    "_FluidChunkEvaluator": _class('''class _FluidChunkEvaluator(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.ChunkEvaluator: sums the chunk counts given to update()
     (numbers or numpy arrays, as chunk_eval returned them); eval() returns (precision,
     recall, f1) from the sums. Paddle 3 has no chunk metric."""
 
     def __init__(self, name=None):
-        super().__init__()
-        self._name = str(name) if name is not None else type(self).__name__
-        self.num_infer_chunks = 0
+''', """        self.num_infer_chunks = 0
         self.num_label_chunks = 0
         self.num_correct_chunks = 0
-
-    def reset(self):
-        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
-        their shape (counts given as arrays stay arrays)."""
-        import numpy
-        for attr, value in list(self.__dict__.items()):
-            if attr.startswith('_'):
-                continue
-            if isinstance(value, int):
-                setattr(self, attr, 0)
-            elif isinstance(value, float):
-                setattr(self, attr, 0.0)
-            elif isinstance(value, (numpy.ndarray, numpy.generic)):
-                setattr(self, attr, numpy.zeros_like(value))
-            else:
-                setattr(self, attr, None)
-
+""", _RESET + """
     def update(self, num_infer_chunks, num_label_chunks, num_correct_chunks):
         self.num_infer_chunks += num_infer_chunks
         self.num_label_chunks += num_label_chunks
@@ -198,41 +177,17 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
         f1 = float(2 * precision * recall) / (precision + recall) \\
             if self.num_correct_chunks else 0
         return precision, recall, f1
-
-    def eval(self):
-        return self.accumulate()
-
-    def name(self):
-        return self._name
-''',
-    "_FluidEditDistance": '''class _FluidEditDistance(paddle.metric.Metric):
+"""),
+    "_FluidEditDistance": _class('''class _FluidEditDistance(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.EditDistance: update(distances, seq_num) with the numpy
     distances of a batch (layers.edit_distance's output); eval() returns (average
     distance, share of sequences with a nonzero distance). Paddle 3 has no such metric."""
 
     def __init__(self, name):
-        super().__init__()
-        self._name = str(name) if name is not None else type(self).__name__
-        self.total_distance = 0.0
+''', """        self.total_distance = 0.0
         self.seq_num = 0
         self.instance_error = 0
-
-    def reset(self):
-        """1.8's MetricBase.reset: ints to 0, floats to 0.0, numpy values to zeros of
-        their shape."""
-        import numpy
-        for attr, value in list(self.__dict__.items()):
-            if attr.startswith('_'):
-                continue
-            if isinstance(value, int):
-                setattr(self, attr, 0)
-            elif isinstance(value, float):
-                setattr(self, attr, 0.0)
-            elif isinstance(value, (numpy.ndarray, numpy.generic)):
-                setattr(self, attr, numpy.zeros_like(value))
-            else:
-                setattr(self, attr, None)
-
+""", _RESET + """
     def update(self, distances, seq_num):
         import numpy
         self.seq_num += seq_num
@@ -243,24 +198,16 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
         if self.seq_num == 0:
             raise ValueError("There is no data in EditDistance Metric.")
         return self.total_distance / self.seq_num, self.instance_error / float(self.seq_num)
-
-    def eval(self):
-        return self.accumulate()
-
-    def name(self):
-        return self._name
-''',
-    "_FluidCompositeMetric": '''class _FluidCompositeMetric(paddle.metric.Metric):
+"""),
+    "_FluidCompositeMetric": _class('''class _FluidCompositeMetric(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.CompositeMetric: add_metric(m) collects metrics,
     update(preds, labels) updates each, eval() returns their eval() results in order.
     As in 1.8.5, reset() does nothing (the metric list is private; the metrics keep
     their state)."""
 
     def __init__(self, name=None):
-        super().__init__()
-        self._name = str(name) if name is not None else type(self).__name__
-        self._metrics = []
-
+''', """        self._metrics = []
+""", """
     def add_metric(self, metric):
         self._metrics.append(metric)
 
@@ -273,32 +220,15 @@ SOURCES = {"_FluidAuc": '''class _FluidAuc(paddle.metric.Auc):
 
     def accumulate(self):
         return [m.eval() for m in self._metrics]
-
-    def eval(self):
-        return self.accumulate()
-
-    def name(self):
-        return self._name
-'''}
+"""),
+}
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """The call with the class as its callee (1.8's signature, so the arguments stay)."""
-    from upgrader.args import Manual, bind
-    from upgrader.fixers import helper_conflict, use_helper
-    if not up.can_apply(entry, original):
-        up.report_entry(original, entry, False)
-        return updated
-    cls = NAMES[entry.name]
-    if helper_conflict(up, original, entry, cls, SOURCES[cls]):
-        return updated
-    bound = bind(entry, updated)
-    if isinstance(bound, Manual):
-        up.report_entry(original, entry, False, manual=bound.reason)
-        return updated
-    up.needed_imports.add("paddle")
-    use_helper(up, original, entry, cls, WHAT)
-    return updated.with_changes(func=cst.Name(cls))
+    from upgrader.fixers import call_added_function
+    name = NAMES[entry.name]
+    return call_added_function(up, original, updated, entry, name, SOURCES[name], WHAT)
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:

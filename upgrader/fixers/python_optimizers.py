@@ -236,22 +236,10 @@ SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimize
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     """The call with the class as its callee. The class takes 1.8's signature, so a
     ``**kwargs`` argument (PaddleHub's optimizer factory) passes 1.8's keywords through
-    unchanged: the other arguments are bound without it."""
-    from upgrader.args import Manual, bind
-    from upgrader.fixers import helper_conflict, use_helper
-    if not up.can_apply(entry, original):
-        up.report_entry(original, entry, False)
-        return updated
-    if helper_conflict(up, original, entry, NAMES[entry.name], SOURCES[NAMES[entry.name]]):
-        return updated
-    plain = [a for a in updated.args if a.star != "**"]
-    bound = bind(entry, updated.with_changes(args=plain), partial=len(plain) < len(updated.args))
-    if isinstance(bound, Manual):
-        up.report_entry(original, entry, False, manual=bound.reason)
-        return updated
-    up.needed_imports.add("paddle")
-    use_helper(up, original, entry, NAMES[entry.name], WHAT)
-    return updated.with_changes(func=cst.Name(NAMES[entry.name]))
+    unchanged."""
+    from upgrader.fixers import call_added_function
+    name = NAMES[entry.name]
+    return call_added_function(up, original, updated, entry, name, SOURCES[name], WHAT)
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
