@@ -827,6 +827,10 @@ class Upgrader(FastTransformer):
         entry = self.entry_for(self.resolve_dotted(f))
         if entry is not None:
             self.handled_calls[id(f)] = entry
+        elif type(f) is cst.Call:
+            m = fixers.act_by_name.getattr_module(self, node)
+            if m is not None:  # getattr(fluid.layers, act)(x): rewritten as a whole
+                self.__dict__.setdefault("act_getattr_modules", set()).add(id(m))
         elif type(f) is cst.Name and f.value in ("isinstance", "issubclass") and len(node.args) == 2 \
                 and not self.scope.shadowed(f.value) and f.value not in self.imports.bindings:
             self._class_operand(node.args[1].value)
@@ -884,6 +888,10 @@ class Upgrader(FastTransformer):
     def _leave_call(self, original: cst.Call, updated: cst.Call):
         entry = self.handled_calls.get(id(original.func))
         if entry is None:
+            if type(original.func) is cst.Call:
+                rewritten = fixers.act_by_name.rewrite_getattr(self, original, updated)
+                if rewritten is not updated:
+                    return rewritten
             updated = fixers.program_clone.check_call(self, original, updated)
             updated = fixers.fetch_by_name.check_call(self, original, updated)
             updated = fixers.generator_loader.check_run(self, original, updated)
@@ -1015,7 +1023,7 @@ class Upgrader(FastTransformer):
     # ----------------------------------------------------------------- references
     def _reference(self, node: cst.BaseExpression) -> bool:
         """Handle a Name/Attribute chain used as a value (not called)."""
-        if id(node) in self.handled_calls:
+        if id(node) in self.handled_calls or id(node) in self.__dict__.get("act_getattr_modules", ()):
             return False  # the call rewrites it
         if id(node) in self.imports.alias_values:
             return False  # `L = fluid.layers`: L is resolved like an import, its uses rewritten

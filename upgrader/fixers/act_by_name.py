@@ -30,6 +30,14 @@ What it does
     ``'brelu'``, ``'stanh'``, ...) get it wherever they are built (``self.<name>``,
     ``Sequential``, a list).
 
+    ``getattr(fluid.layers, act)(x)`` (the builtin getattr, one positional argument;
+    ``act`` a name or attribute chain, or a literal name the function has a branch for:
+    PGL's ``getattr(L, activation)(feature)``) becomes ``_fluid_act(x, act)``: 1.8 called
+    the layer function of that name with its defaults, which for each of these names is the
+    activation op with its default attributes (values and gradients checked on 1.8.5,
+    program static_act_by_name). Another literal (``getattr(L, 'reduce_sum')``) stays, as
+    a legacy module used as a value.
+
     The function has one branch per 1.8 activation name that a literal ``act='<name>'``
     is rewritten for, with the same modern call (1.8's default attributes:
     ``leaky_relu`` with ``negative_slope=0.02``, ``hard_sigmoid`` with ``slope=0.2``, ...),
@@ -239,6 +247,50 @@ def use_layer(up, mapped):
     up.act_helper_used = True
     up.act_layer_helper_used = True
     return mapped
+
+
+def getattr_module(up, node: cst.Call) -> Optional[cst.BaseExpression]:
+    """For ``getattr(<fluid.layers>, act)(x)`` (the builtin ``getattr``, two arguments; one
+    positional argument to the result; ``act`` a name or attribute chain, or a literal
+    name ``_fluid_act`` knows): the ``fluid.layers`` node, else None."""
+    f = node.func
+    if not (isinstance(f, cst.Call) and type(f.func) is cst.Name and f.func.value == "getattr"
+            and len(f.args) == 2 and len(node.args) == 1):
+        return None
+    if any(a.star or a.keyword is not None for a in (*f.args, node.args[0])):
+        return None
+    if up.scope.shadowed("getattr") or "getattr" in up.imports.bindings:
+        return None
+    if up.resolve_dotted(f.args[0].value) != "paddle.fluid.layers":
+        return None
+    src = up.module.code_for_node(f.args[1].value)
+    if template(src) is None and literal_act(src) is None:
+        return None
+    return f.args[0].value
+
+
+def rewrite_getattr(up, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``getattr(fluid.layers, act)(x)`` -> ``_fluid_act(x, act)`` (:func:`getattr_module`
+    marked it when it was visited); manual when the module uses the name otherwise."""
+    marked = up.__dict__.get("act_getattr_modules", ())
+    if not marked or len(original.func.args) != 2 or id(original.func.args[0].value) not in marked:
+        return updated
+    node = original.func.args[0].value
+    src = up.module.code_for_node(original.func.args[1].value)
+    if state(up) == "conflict":
+        up.report(node, CODE, f"`getattr(fluid.layers, {src})(...)`: the activation is a name "
+                  f"known only at run time and the module already uses the name {HELPER} for "
+                  "something else; call the activation explicitly", "paddle.fluid.layers", "",
+                  "manual")
+        return updated
+    up.act_helper_used = True
+    up.needed_imports.add("paddle")
+    up.report(node, CODE, f"`getattr(fluid.layers, {src})(...)` → `{HELPER}(..., {src})` (a "
+              "function fix adds to the module: 1.8's activation of that name with its "
+              "defaults)", "paddle.fluid.layers", HELPER, "safe", applied=True)
+    return cst.Call(func=cst.Name(HELPER), args=[
+        updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+        cst.Arg(value=updated.func.args[1].value)])
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:
