@@ -63,7 +63,8 @@ Example
 
 Fix safety
     Safe: every branch gives 1.8.5's values and gradients (checked on 1.8.5 for each
-    branch, at the boundaries of the clipping ones), ``None`` gives the layer's output
+    branch, at the boundaries of the clipping ones; leaky_relu's gradient at exactly 0 is
+    1.8.5's alpha and today's 1, as for its literal rewrite: see its rule), ``None`` gives the layer's output
     unchanged, and any other name (``hard_shrink``: 1.8 zeroed ``|x| == 0.5``, today's
     ``hardshrink`` keeps it) raises ``ValueError`` naming it (1.8 applied the op of that name; it
     is never silently left out or approximated). The argument is evaluated after the
