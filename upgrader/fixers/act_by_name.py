@@ -250,6 +250,11 @@ def use_layer(up, mapped):
     return mapped
 
 
+#: the module binds the name getattr itself (conservative: any binding form anywhere)
+_GETATTR_BOUND = re.compile(r"\b(def|class|as|import|for|global|nonlocal)\s+getattr\b"
+                            r"|\bgetattr\s*(=(?!=)|:)")
+
+
 def getattr_module(up, node: cst.Call) -> Optional[cst.BaseExpression]:
     """For ``getattr(<fluid.layers>, act)(x)`` (the builtin ``getattr``, two arguments; one
     positional argument to the result; ``act`` a name or attribute chain, or a literal
@@ -260,7 +265,8 @@ def getattr_module(up, node: cst.Call) -> Optional[cst.BaseExpression]:
         return None
     if any(a.star or a.keyword is not None for a in (*f.args, node.args[0])):
         return None
-    if up.scope.shadowed("getattr") or "getattr" in up.imports.bindings:
+    if up.scope.shadowed("getattr") or "getattr" in up.imports.bindings or _GETATTR_BOUND.search(
+            re.sub(r"#[^\n]*", "", up.source)):
         return None
     if up.resolve_dotted(f.args[0].value) != "paddle.fluid.layers":
         return None
