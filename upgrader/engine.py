@@ -378,6 +378,7 @@ class Upgrader(FastTransformer):
         self.scope = ScopeTracker()
         self.findings: List[Finding] = []
         self.handled_calls: Dict[int, Entry] = {}  # id(func node) -> entry
+        self.act_getattr_modules: Set[int] = set()  # fluid.layers in getattr(fluid.layers, act)(x)
         self.grouped: Dict[int, cst.BaseExpression] = {}  # rewrites parenthesized by _grouped
         self.class_operands: Set[int] = set()  # ids of isinstance/issubclass class operands
         self.instance_classes: Set[int] = set()  # ids of isinstance class operands (no tuple)
@@ -830,7 +831,7 @@ class Upgrader(FastTransformer):
         elif type(f) is cst.Call:
             m = fixers.act_by_name.getattr_module(self, node)
             if m is not None:  # getattr(fluid.layers, act)(x): rewritten as a whole
-                self.__dict__.setdefault("act_getattr_modules", set()).add(id(m))
+                self.act_getattr_modules.add(id(m))
         elif type(f) is cst.Name and f.value in ("isinstance", "issubclass") and len(node.args) == 2 \
                 and not self.scope.shadowed(f.value) and f.value not in self.imports.bindings:
             self._class_operand(node.args[1].value)
@@ -1023,7 +1024,7 @@ class Upgrader(FastTransformer):
     # ----------------------------------------------------------------- references
     def _reference(self, node: cst.BaseExpression) -> bool:
         """Handle a Name/Attribute chain used as a value (not called)."""
-        if id(node) in self.handled_calls or id(node) in self.__dict__.get("act_getattr_modules", ()):
+        if id(node) in self.handled_calls or id(node) in self.act_getattr_modules:
             return False  # the call rewrites it
         if id(node) in self.imports.alias_values:
             return False  # `L = fluid.layers`: L is resolved like an import, its uses rewritten

@@ -279,7 +279,7 @@ def getattr_module(up, node: cst.Call) -> Optional[cst.BaseExpression]:
 def rewrite_getattr(up, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     """``getattr(fluid.layers, act)(x)`` -> ``_fluid_act(x, act)`` (:func:`getattr_module`
     marked it when it was visited); manual when the module uses the name otherwise."""
-    marked = up.__dict__.get("act_getattr_modules", ())
+    marked = up.act_getattr_modules
     if not marked or len(original.func.args) != 2 or id(original.func.args[0].value) not in marked:
         return updated
     node = original.func.args[0].value
