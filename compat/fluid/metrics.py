@@ -205,7 +205,7 @@ class EditDistance(MetricBase):
             raise ValueError("The 'seq_num' must be a number(int, float).")
         self.seq_num += seq_num
         self.instance_error += seq_num - np.sum(distances == 0)
-        self.total_distance += np.sum(distances)
+        self.total_distance += np.float64(np.sum(distances))  # numpy 1.x promoted float32
 
     def eval(self):
         if self.seq_num == 0:

@@ -17,8 +17,10 @@ What it does
       through ``x * g - (x * g).detach()``, which is 0;
     - ``fsp_matrix``: ``x`` [N, C1, H, W] and ``y`` [N, C2, H, W] flattened to
       [N, C, H*W], ``x @ y^T / (H * W)``, shape [N, C1, C2];
-    - ``bpr_loss``: per row, ``-sum over j != label of log(sigmoid(input[label] -
-      input[j])) / (C - 1)``, shape [N, 1].
+    - ``bpr_loss``: per row (of the last axis: 1.8 flattened the leading ones), ``-sum
+      over j != label of log(sigmoid(input[label] - input[j])) / (C - 1)``, shape [..., 1];
+      a term whose ``exp`` overflows counts as ``log(1e20)``, as 1.8's kernel capped an
+      infinite ``exp`` at 1e20 (the gradient is the uncapped one, as 1.8's).
 
 Why is this bad?
     The four ops are gone from Paddle 3 (no ``paddle`` API computes them), so the call
@@ -81,14 +83,21 @@ SOURCES = {
     return paddle.bmm(a, paddle.transpose(b, [0, 2, 1])) / area
 ''',
     "_fluid_bpr_loss": '''def _fluid_bpr_loss(input, label, name=None):
-    """Paddle 1.8's fluid.layers.bpr_loss: per row of input [N, C], -sum over j != label of
-    log(sigmoid(input[label] - input[j])) / (C - 1), shape [N, 1] (gone from Paddle 3)."""
+    """Paddle 1.8's fluid.layers.bpr_loss: per row of input [..., C] (label [..., 1]),
+    -sum over j != label of log(sigmoid(input[label] - input[j])) / (C - 1), shape
+    [..., 1] (gone from Paddle 3). As 1.8's kernel, a term whose exp overflows (input[j] -
+    input[label] above log of the dtype's largest value) counts as log(1e20)."""
+    import numpy
     import paddle
-    classes = input.shape[1]
-    positive = paddle.take_along_axis(input, label, axis=1)
+    classes = input.shape[-1]
+    positive = paddle.take_along_axis(input, label, axis=-1)
     others = 1 - paddle.nn.functional.one_hot(paddle.squeeze(label, -1), classes)
-    terms = paddle.nn.functional.log_sigmoid(positive - input) * paddle.cast(others, input.dtype)
-    return -paddle.sum(terms, axis=1, keepdim=True) / (classes - 1)
+    terms = paddle.nn.functional.log_sigmoid(positive - input)
+    limit = float(numpy.log(numpy.finfo('float32' if input.dtype == paddle.float32 else 'float64').max))
+    capped = paddle.where(input - positive > limit, paddle.full_like(terms, -numpy.log(1e20)), terms)
+    terms = terms + (capped - terms).detach()  # 1.8's gradient ignores the cap
+    terms = terms * paddle.cast(others, input.dtype)
+    return -paddle.sum(terms, axis=-1, keepdim=True) / (classes - 1)
 ''',
 }
 

@@ -62,12 +62,22 @@ HELPER_OF = {name: f"{cls} ({WHAT})" for name, cls in NAMES.items()}
 # read results with eval() and reset public state by type. Each class's source is composed
 # from them, so that the module gets self-contained classes.
 _NAME_INIT = """        super().__init__()
-        self._name = str(name) if name is not None else type(self).__name__
+        self._name = str(name) if name is not None else '{kind}'
+"""
+#: 1.8's MetricBase: str(m) is the name; get_config() the name and the public state
+_CONFIG = """
+    def __str__(self):
+        return self._name
+
+    def get_config(self):
+        import copy
+        states = {k: v for k, v in self.__dict__.items() if not k.startswith('_')}
+        return {'name': self._name, 'states': copy.deepcopy(states)}
 """
 _EVAL = """
     def eval(self):
         return self.accumulate()
-"""
+""" + _CONFIG
 _NAMED = _EVAL + """
     def name(self):
         return self._name
@@ -91,10 +101,11 @@ _RESET = '''
 '''
 
 
-def _class(head: str, state: str, body: str, tail: str = _NAMED) -> str:
+def _class(kind: str, head: str, state: str, body: str, tail: str = _NAMED) -> str:
     """A class of ``head`` (class line, docstring and ``def __init__`` line), whose
-    ``__init__`` sets the name and the public ``state`` lines; ``body`` its methods."""
-    return head + _NAME_INIT + state + body + tail
+    ``__init__`` sets the name (by default 1.8's class name ``kind``) and the public
+    ``state`` lines; ``body`` its methods."""
+    return head + _NAME_INIT.replace("{kind}", kind) + state + body + tail
 
 
 def _rounded(kind: str, counted: str, missed: str) -> str:
@@ -105,7 +116,7 @@ def _rounded(kind: str, counted: str, missed: str) -> str:
     (0.5 counts as 0; paddle.metric.{kind} rounds it up), eval() = accumulate()."""
 
     def __init__(self, name=None):
-        super().__init__(name=name)
+        super().__init__(name=str(name) if name is not None else '{kind}')
 
     def update(self, preds, labels):
         import numpy
@@ -126,7 +137,8 @@ SOURCES = {
     eval(), 1.8's name for accumulate()."""
 
     def __init__(self, name, curve='ROC', num_thresholds=4095):
-        super().__init__(curve=curve, num_thresholds=num_thresholds, name=name)
+        super().__init__(curve=curve, num_thresholds=num_thresholds,
+                         name=str(name) if name is not None else 'Auc')
 
     def reset(self):
         """As in 1.8.5, a no-op: its MetricBase.reset cleared only public attributes, and
@@ -134,7 +146,7 @@ SOURCES = {
 ''' + _EVAL,
     "_FluidPrecision": _rounded("Precision", "preds", "fp"),
     "_FluidRecall": _rounded("Recall", "labels", "fn"),
-    "_FluidAccuracy": _class('''class _FluidAccuracy(paddle.metric.Metric):
+    "_FluidAccuracy": _class("Accuracy", '''class _FluidAccuracy(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.Accuracy: the weighted mean of the batch accuracies
     given to update(value, weight) (paddle.metric.Accuracy counts correct predictions
     itself)."""
@@ -154,7 +166,7 @@ SOURCES = {
             raise ValueError("There is no data in Accuracy Metrics.")
         return self.value / self.weight
 """),
-    "_FluidChunkEvaluator": _class('''class _FluidChunkEvaluator(paddle.metric.Metric):
+    "_FluidChunkEvaluator": _class("ChunkEvaluator", '''class _FluidChunkEvaluator(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.ChunkEvaluator: sums the chunk counts given to update()
     (numbers or numpy arrays, as chunk_eval returned them); eval() returns (precision,
     recall, f1) from the sums. Paddle 3 has no chunk metric."""
@@ -178,7 +190,7 @@ SOURCES = {
             if self.num_correct_chunks else 0
         return precision, recall, f1
 """),
-    "_FluidEditDistance": _class('''class _FluidEditDistance(paddle.metric.Metric):
+    "_FluidEditDistance": _class("EditDistance", '''class _FluidEditDistance(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.EditDistance: update(distances, seq_num) with the numpy
     distances of a batch (layers.edit_distance's output); eval() returns (average
     distance, share of sequences with a nonzero distance). Paddle 3 has no such metric."""
@@ -192,14 +204,14 @@ SOURCES = {
         import numpy
         self.seq_num += seq_num
         self.instance_error += seq_num - numpy.sum(distances == 0)
-        self.total_distance += numpy.sum(distances)
+        self.total_distance += numpy.float64(numpy.sum(distances))  # numpy 1.x promoted
 
     def accumulate(self):
         if self.seq_num == 0:
             raise ValueError("There is no data in EditDistance Metric.")
         return self.total_distance / self.seq_num, self.instance_error / float(self.seq_num)
 """),
-    "_FluidCompositeMetric": _class('''class _FluidCompositeMetric(paddle.metric.Metric):
+    "_FluidCompositeMetric": _class("CompositeMetric", '''class _FluidCompositeMetric(paddle.metric.Metric):
     """Paddle 1.8's fluid.metrics.CompositeMetric: add_metric(m) collects metrics,
     update(preds, labels) updates each, eval() returns their eval() results in order.
     As in 1.8.5, reset() does nothing (the metric list is private; the metrics keep

@@ -73,20 +73,19 @@ def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
 @legacy("paddle.fluid.layers.rank_loss", "paddle.fluid.layers.loss.rank_loss",
         replacement="paddle.log(1 + paddle.exp(left - right)) - label * (left - right)")
 def rank_loss(label, left, right, name=None):
-    diff = left - right
-    return paddle.log(1.0 + paddle.exp(diff)) - label * diff
+    """The function fix adds (upgrader/fixers/formula_helpers.py): one implementation."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_rank_loss")(label, left, right)
 
 
 @legacy("paddle.fluid.layers.bpr_loss", "paddle.fluid.layers.loss.bpr_loss",
         replacement="paddle.nn.functional.log_sigmoid of the score differences")
 def bpr_loss(input, label, name=None):
-    """Per row: the mean over the classes j other than the label of
-    ``log(1 + exp(input[j] - input[label]))``, shape ``[N, 1]``."""
-    classes = input.shape[-1]
-    gap = input - paddle.take_along_axis(input, label, axis=-1)
-    others = 1.0 - F.one_hot(paddle.squeeze(label, -1), classes).astype(input.dtype)
-    loss = paddle.log(1.0 + paddle.exp(gap)) * others
-    return paddle.sum(loss, axis=-1, keepdim=True) / float(classes - 1)
+    """The function fix adds (upgrader/fixers/formula_helpers.py): per row of the last axis,
+    the mean over the classes j other than the label of ``log(1 + exp(input[j] -
+    input[label]))`` (an overflowing exp counts as 1e20, as 1.8's kernel), shape [..., 1]."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_bpr_loss")(input, label)
 
 
 @legacy("paddle.fluid.layers.edit_distance", "paddle.fluid.layers.loss.edit_distance",

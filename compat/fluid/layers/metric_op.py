@@ -65,18 +65,11 @@ def mean_iou(input, label, num_classes):
     return paddle.reshape(miou, [1]), wrong, correct
 
 
-_functions = {}
-
-
 def added_function(name):
     """The function ``fix`` adds to a module under ``name`` for a metric that keeps its
     statistics (upgrader/fixers/metric_state.py), so the two keep one implementation."""
-    if name not in _functions:
-        from upgrader.fixers import metric_state
-        namespace = {}
-        exec(compile(metric_state.SOURCES[name], metric_state.__file__, "exec"), namespace)
-        _functions[name] = namespace[name]
-    return _functions[name]
+    from compat._added import added
+    return added("metric_state", name)
 
 
 @legacy("paddle.fluid.layers.auc", "paddle.fluid.layers.metric_op.auc",

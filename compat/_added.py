@@ -1,0 +1,19 @@
+"""Code that ``fix`` adds to upgraded modules (the ``SOURCES`` of upgrader/fixers/*.py),
+executed here so that compat runs the very same implementation as upgraded code."""
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Dict, Tuple
+
+_done: Dict[Tuple[str, str], Callable] = {}
+
+
+def added(fixer: str, name: str) -> Callable:
+    """The function or class that fixer ``upgrader.fixers.<fixer>`` adds under ``name``."""
+    key = (fixer, name)
+    if key not in _done:
+        module = importlib.import_module("upgrader.fixers." + fixer)
+        namespace: dict = {}
+        exec(compile(module.SOURCES[name], module.__file__, "exec"), namespace)
+        _done[key] = namespace[name]
+    return _done[key]
