@@ -14,6 +14,7 @@ def added(fixer: str, name: str) -> Callable:
     if key not in _done:
         module = importlib.import_module("upgrader.fixers." + fixer)
         namespace: dict = {}
-        exec(compile(module.SOURCES[name], module.__file__, "exec"), namespace)
+        sources = getattr(module, "SOURCES", None) or {module.NAME: module.SOURCE}
+        exec(compile(sources[name], module.__file__, "exec"), namespace)
         _done[key] = namespace[name]
     return _done[key]

@@ -45,15 +45,19 @@ SOURCE = '''def _fluid_smooth_l1(x, y, inside_weight=None, outside_weight=None, 
     """Paddle 1.8's fluid.layers.smooth_l1: d = (x - y) * inside_weight, per element
     0.5 * (sigma * d) ** 2 where |d| < 1 / sigma ** 2, else |d| - 0.5 / sigma ** 2, times
     outside_weight, summed per row (shape [N, 1]; sigma None means 1.0). The weights get
-    no gradient, as in 1.8."""
+    no gradient and count only when both are given (an outside_weight alone was ignored,
+    an inside_weight alone an error), as in 1.8."""
     import paddle
+    if inside_weight is not None and outside_weight is None:
+        raise ValueError("If weights are provided, must specify both inside and outside weights.")
+    weighted = inside_weight is not None and outside_weight is not None
     sigma = 1.0 if sigma is None else sigma
     diff = x - y
-    if inside_weight is not None:
+    if weighted:
         diff = diff * inside_weight.detach()
     loss = paddle.nn.functional.smooth_l1_loss(diff, paddle.zeros_like(diff), reduction='none',
                                                delta=1.0 / sigma ** 2, is_huber=False)
-    if outside_weight is not None:
+    if weighted:
         loss = loss * outside_weight.detach()
     return paddle.sum(paddle.reshape(loss, [0, -1]), axis=1, keepdim=True)
 '''

@@ -54,20 +54,13 @@ def sigmoid_cross_entropy_with_logits(x, label, ignore_index=-100, name=None, no
 @legacy("paddle.fluid.layers.smooth_l1", "paddle.fluid.layers.nn.smooth_l1",
         replacement="paddle.nn.functional.smooth_l1_loss (summed per sample by hand)")
 def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
-    """1.x's smooth_l1_loss op: ``d = inside_weight * (x - y)``, element loss
-    ``0.5 * sigma^2 * d^2`` where ``|d| < 1 / sigma^2`` else ``|d| - 0.5 / sigma^2``, times
-    ``outside_weight``, summed over every axis but the first: shape ``[N, 1]``. The
-    gradient is ``sigma^2 * d`` inside, ``sign(d)`` from the threshold on; the weights get
-    none."""
-    sigma2 = (1.0 if sigma is None else float(sigma)) ** 2
-    diff = x - y
-    if inside_weight is not None:
-        diff = diff * inside_weight.detach()
-    absd = paddle.abs(diff)
-    loss = paddle.where(absd < 1.0 / sigma2, diff * diff * (0.5 * sigma2), absd - 0.5 / sigma2)
-    if outside_weight is not None:
-        loss = loss * outside_weight.detach()
-    return paddle.sum(paddle.flatten(loss, start_axis=1), axis=1, keepdim=True)
+    """The function fix adds (upgrader/fixers/smooth_l1_weights.py): 1.x's smooth_l1_loss
+    op, ``d = inside_weight * (x - y)``, element loss ``0.5 * sigma^2 * d^2`` where ``|d| <
+    1 / sigma^2`` else ``|d| - 0.5 / sigma^2``, times ``outside_weight``, summed over every
+    axis but the first: shape ``[N, 1]``; the weights count only when both are given and
+    get no gradient."""
+    from compat._added import added
+    return added("smooth_l1_weights", "_fluid_smooth_l1")(x, y, inside_weight, outside_weight, sigma)
 
 
 @legacy("paddle.fluid.layers.rank_loss", "paddle.fluid.layers.loss.rank_loss",
