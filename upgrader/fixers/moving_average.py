@@ -59,7 +59,8 @@ SOURCE = f'''class {NAME}(object):
             raise ValueError('ExponentialMovingAverage: thres_steps is not supported here')
         self._decay = float(decay)
         self._name = name if name is not None else ''
-        params = paddle.static.default_main_program().global_block().all_parameters()[::-1]
+        params = [p for p in paddle.static.default_main_program().global_block().all_parameters()[::-1]
+                  if getattr(p, 'do_model_average', None) is not False]
         self._emas = [(p, paddle.create_parameter(
             list(p.shape), p.dtype, default_initializer=paddle.nn.initializer.Constant(0.0),
             attr=paddle.ParamAttr(name=paddle.utils.unique_name.generate(
