@@ -722,12 +722,11 @@ def unique_with_counts(x, dtype="int32"):
 
 @_nn("fsp_matrix", replacement="paddle.bmm of the flattened maps / (H * W)")
 def fsp_matrix(x, y):
-    """The flow-of-solution-procedure matrix of x [N, C1, H, W] and y [N, C2, H, W]:
-    ``x @ y^T / (H * W)`` over the flattened maps, shape [N, C1, C2]."""
-    a = paddle.reshape(x, [0, x.shape[1], -1])
-    b = paddle.reshape(y, [0, y.shape[1], -1])
-    area = paddle.cast(paddle.shape(a)[2], x.dtype)
-    return paddle.bmm(a, paddle.transpose(b, [0, 2, 1])) / area
+    """The function fix adds (upgrader/fixers/formula_helpers.py): the flow-of-solution-
+    procedure matrix of x [N, C1, H, W] and y [N, C2, H, W], ``x @ y^T / (H * W)`` over
+    the flattened maps, shape [N, C1, C2]."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_fsp_matrix")(x, y)
 
 
 def _out_size(x, out_shape, scale, data_format):

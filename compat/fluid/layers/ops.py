@@ -51,12 +51,11 @@ def relu6(x, threshold=6.0, name=None):
 @legacy("paddle.fluid.layers.soft_relu", "paddle.fluid.layers.nn.soft_relu",
         replacement="paddle.log(1 + paddle.exp(paddle.clip(x, -threshold, threshold)))")
 def soft_relu(x, threshold=40.0, name=None):
-    """``log(1 + exp(clip(x, -threshold, threshold)))``; 1.x's gradient is
-    ``1 - exp(-out)`` where ``out < threshold``, else 0 (so it is 0 for
-    ``x >= threshold`` and slightly below, and not 0 below ``-threshold``)."""
-    out = paddle.log(1.0 + paddle.exp(paddle.clip(x, -threshold, threshold)))
-    grad = (1.0 - paddle.exp(-out)) * (out < threshold).astype(x.dtype)
-    return _with_gradient(out, x, grad)
+    """The function fix adds (upgrader/fixers/formula_helpers.py): ``log(1 + exp(clip(x,
+    -threshold, threshold)))`` with 1.x's gradient ``1 - exp(-out)`` where ``out <
+    threshold``, else 0."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_soft_relu")(x, threshold)
 
 
 @legacy("paddle.fluid.layers.hard_swish", "paddle.fluid.layers.nn.hard_swish",
