@@ -13,7 +13,8 @@ def added(fixer: str, name: str) -> Callable:
     key = (fixer, name)
     if key not in _done:
         module = importlib.import_module("upgrader.fixers." + fixer)
-        namespace: dict = {}
+        import paddle
+        namespace: dict = {"paddle": paddle}  # upgraded modules import paddle
         sources = getattr(module, "SOURCES", None) or {module.NAME: module.SOURCE}
         exec(compile(sources[name], module.__file__, "exec"), namespace)
         _done[key] = namespace[name]

@@ -688,36 +688,20 @@ def strided_slice(input, axes, starts, ends, strides):
     return paddle.strided_slice(input, axes, starts, ends, strides)
 
 
-def _unique_first_order(x, dtype):
-    """1.8's unique kept the values in order of first occurrence (paddle.unique sorts
-    them). Built from paddle.unique's first indices and counts only: in a PIR program
-    3.3.1 declares its values and inverse outputs float32 whatever their real dtype, so
-    an op reading them fails; the inverse comes from a stable sort instead."""
-    flat = paddle.flatten(x)
-    _, first, counts = paddle.unique(flat, return_index=True, return_counts=True)
-    perm = paddle.argsort(first)             # sorted-unique position -> first-order position
-    rank = paddle.argsort(perm)
-    order = paddle.argsort(flat, stable=True)
-    ordered = paddle.gather(flat, order)
-    new = paddle.cast(ordered[1:] != ordered[:-1], "int64")
-    group = paddle.cumsum(paddle.concat([paddle.zeros([1], "int64"), new]))
-    inverse = paddle.scatter(paddle.zeros_like(group), order, group)
-    return (paddle.gather(flat, paddle.sort(first)), paddle.cast(paddle.gather(rank, inverse), dtype),
-            paddle.cast(paddle.gather(counts, perm), dtype))
-
-
 @_nn("unique", replacement="paddle.unique(x, return_inverse=True) (sorted values)")
 def unique(x, dtype="int32"):
-    out, index, _ = _unique_first_order(x, dtype)
-    return out, index
+    """The function fix adds (upgrader/fixers/unique_first_order.py): 1.8's order of
+    first occurrence."""
+    from compat._added import added
+    return added("unique_first_order", "_fluid_unique")(x, dtype)
 
 
 @_nn("unique_with_counts",
      replacement="paddle.unique(x, return_inverse=True, return_counts=True) (sorted values)")
 def unique_with_counts(x, dtype="int32"):
-    if dtype not in ("int32", "int64"):
-        raise TypeError("Op unique_with_counts, index dtype must be int32 or int64")
-    return _unique_first_order(x, dtype)
+    """The function fix adds (upgrader/fixers/unique_first_order.py)."""
+    from compat._added import added
+    return added("unique_first_order", "_fluid_unique_with_counts")(x, dtype)
 
 
 @_nn("fsp_matrix", replacement="paddle.bmm of the flattened maps / (H * W)")
