@@ -265,10 +265,14 @@ def getattr_module(up, node: cst.Call) -> Optional[cst.BaseExpression]:
         return None
     if any(a.star or a.keyword is not None for a in (*f.args, node.args[0])):
         return None
-    if up.scope.shadowed("getattr") or "getattr" in up.imports.bindings or _GETATTR_BOUND.search(
-            re.sub(r"#[^\n]*", "", up.source)):
-        return None
     if up.resolve_dotted(f.args[0].value) != "paddle.fluid.layers":
+        return None
+    if up.scope.shadowed("getattr") or "getattr" in up.imports.bindings:
+        return None
+    bound = getattr(up, "_getattr_bound", None)
+    if bound is None:  # once per module
+        bound = up._getattr_bound = bool(_GETATTR_BOUND.search(re.sub(r"#[^\n]*", "", up.source)))
+    if bound:
         return None
     src = up.module.code_for_node(f.args[1].value)
     if template(src) is None and literal_act(src) is None:
