@@ -70,6 +70,27 @@ HELPERS = {"python-optimizers": f"_FluidDecayedAdagrad / _FluidAdadelta / _Fluid
                                 f"_FluidFtrl ({WHAT})"}
 HELPER_OF = {name: f"{cls} ({WHAT})" for name, cls in NAMES.items()}
 
+# The parts the classes share, written once: 1.8's constructor arguments handed to
+# paddle.optimizer.Optimizer, and one zero accumulator per name for every parameter. Each
+# class's source is composed from them, so that the module gets self-contained classes.
+_SUPER_INIT = """        super().__init__(learning_rate=learning_rate, parameters=parameter_list,
+                         weight_decay=regularization, grad_clip=grad_clip, name=name)
+        self._multi_precision = False
+"""
+
+
+def _accumulators(*names: str) -> str:
+    """The ``_create_accumulators`` method adding a zero accumulator per name."""
+    adds = "".join(f"                self._add_accumulator('{n}', p, fill_value=0.0)\n" for n in names)
+    return ("    def _create_accumulators(self, block, parameters):\n"
+            "        if isinstance(parameters, dict):\n"
+            "            parameters = parameters['params']\n"
+            "        for p in parameters:\n"
+            "            if p.name not in self._already_create_accumulator:\n"
+            + adds +
+            "                self._already_create_accumulator.add(p.name)\n")
+
+
 SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimizer.Optimizer):
     """Paddle 1.8's fluid.optimizer.DecayedAdagrad (gone from Paddle 3): per parameter
     moment = decay * moment + (1 - decay) * g^2 and param -= lr * g / (sqrt(moment) +
@@ -78,19 +99,9 @@ SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimize
 
     def __init__(self, learning_rate, decay=0.95, epsilon=1.0e-6, parameter_list=None,
                  regularization=None, grad_clip=None, name=None):
-        super().__init__(learning_rate=learning_rate, parameters=parameter_list,
-                         weight_decay=regularization, grad_clip=grad_clip, name=name)
-        self._multi_precision = False
-        self._decay, self._epsilon = decay, epsilon
+''' + _SUPER_INIT + '''        self._decay, self._epsilon = decay, epsilon
 
-    def _create_accumulators(self, block, parameters):
-        if isinstance(parameters, dict):
-            parameters = parameters['params']
-        for p in parameters:
-            if p.name not in self._already_create_accumulator:
-                self._add_accumulator('moment', p, fill_value=0.0)
-                self._already_create_accumulator.add(p.name)
-
+''' + _accumulators('moment') + '''
     def _append_optimize_op(self, block, param_and_grad):
         import numpy
         param, grad = param_and_grad
@@ -113,21 +124,10 @@ SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimize
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-06, parameter_list=None, regularization=None, grad_clip=None,
                  exclude_from_weight_decay_fn=None, name=None):
-        super().__init__(learning_rate=learning_rate, parameters=parameter_list,
-                         weight_decay=regularization, grad_clip=grad_clip, name=name)
-        self._multi_precision = False
-        self._lamb_weight_decay, self._beta1, self._beta2 = lamb_weight_decay, beta1, beta2
+''' + _SUPER_INIT + '''        self._lamb_weight_decay, self._beta1, self._beta2 = lamb_weight_decay, beta1, beta2
         self._epsilon, self._exclude_fn = epsilon, exclude_from_weight_decay_fn
 
-    def _create_accumulators(self, block, parameters):
-        if isinstance(parameters, dict):
-            parameters = parameters['params']
-        for p in parameters:
-            if p.name not in self._already_create_accumulator:
-                self._add_accumulator('moment1', p, fill_value=0.0)
-                self._add_accumulator('moment2', p, fill_value=0.0)
-                self._already_create_accumulator.add(p.name)
-
+''' + _accumulators('moment1', 'moment2') + '''
     def _append_optimize_op(self, block, param_and_grad):
         import numpy
         param, grad = param_and_grad
@@ -159,20 +159,9 @@ SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimize
 
     def __init__(self, learning_rate, l1=0.0, l2=0.0, lr_power=-0.5, parameter_list=None,
                  regularization=None, grad_clip=None, name=None):
-        super().__init__(learning_rate=learning_rate, parameters=parameter_list,
-                         weight_decay=regularization, grad_clip=grad_clip, name=name)
-        self._multi_precision = False
-        self._l1, self._l2, self._lr_power = l1, l2, lr_power
+''' + _SUPER_INIT + '''        self._l1, self._l2, self._lr_power = l1, l2, lr_power
 
-    def _create_accumulators(self, block, parameters):
-        if isinstance(parameters, dict):
-            parameters = parameters['params']
-        for p in parameters:
-            if p.name not in self._already_create_accumulator:
-                self._add_accumulator('squared', p, fill_value=0.0)
-                self._add_accumulator('linear', p, fill_value=0.0)
-                self._already_create_accumulator.add(p.name)
-
+''' + _accumulators('squared', 'linear') + '''
     def _append_optimize_op(self, block, param_and_grad):
         param, grad = param_and_grad
         squared = self._get_accumulator('squared', param)
@@ -202,20 +191,9 @@ SOURCES = {"_FluidDecayedAdagrad": '''class _FluidDecayedAdagrad(paddle.optimize
 
     def __init__(self, learning_rate, epsilon=1.0e-6, rho=0.95, parameter_list=None,
                  regularization=None, grad_clip=None, name=None):
-        super().__init__(learning_rate=learning_rate, parameters=parameter_list,
-                         weight_decay=regularization, grad_clip=grad_clip, name=name)
-        self._multi_precision = False
-        self._epsilon, self._rho = epsilon, rho
+''' + _SUPER_INIT + '''        self._epsilon, self._rho = epsilon, rho
 
-    def _create_accumulators(self, block, parameters):
-        if isinstance(parameters, dict):
-            parameters = parameters['params']
-        for p in parameters:
-            if p.name not in self._already_create_accumulator:
-                self._add_accumulator('avg_squared_grad', p, fill_value=0.0)
-                self._add_accumulator('avg_squared_update', p, fill_value=0.0)
-                self._already_create_accumulator.add(p.name)
-
+''' + _accumulators('avg_squared_grad', 'avg_squared_update') + '''
     def _append_optimize_op(self, block, param_and_grad):
         import numpy
         param, grad = param_and_grad
