@@ -56,17 +56,22 @@ HELPER_OF = {"paddle.fluid.layers.scatter": f"_fluid_scatter ({WHAT})",
              "paddle.fluid.layers.gather": f"paddle.gather with a literal overwrite=False, "
                                            f"else _fluid_gather ({WHAT})"}
 
+#: a copy of input that needs no gradient (shared by both functions). In a static program
+#: it is an assign with stop_gradient: a detached value used as an operand can read back
+#: wrong values in 3.3.1's static programs.
+_CONSTANT = """    if paddle.in_dynamic_mode():
+        constant = input.detach()
+    else:
+        constant = paddle.assign(input)
+        constant.stop_gradient = True
+"""
+
 SOURCES = {
     "_fluid_scatter": '''def _fluid_scatter(input, index, updates, name=None, overwrite=True):
     """Paddle 1.8's fluid.layers.scatter: paddle.scatter's values, and 1.8's gradient with
     respect to input, the output's gradient on every row (the replaced rows included)."""
     import paddle
-    if paddle.in_dynamic_mode():
-        constant = input.detach()
-    else:
-        constant = paddle.assign(input)
-        constant.stop_gradient = True
-    return paddle.scatter(constant, index, updates, overwrite) + (input - constant)
+''' + _CONSTANT + '''    return paddle.scatter(constant, index, updates, overwrite) + (input - constant)
 ''',
     "_fluid_gather": '''def _fluid_gather(input, index, overwrite=True):
     """Paddle 1.8's fluid.layers.gather: paddle.gather's values; with overwrite=True (1.8's
@@ -76,12 +81,7 @@ SOURCES = {
     out = paddle.gather(input, index)
     if not overwrite:
         return out
-    if paddle.in_dynamic_mode():
-        constant = input.detach()
-    else:
-        constant = paddle.assign(input)
-        constant.stop_gradient = True
-    flat = paddle.reshape(index, [-1]).astype('int64')
+''' + _CONSTANT + '''    flat = paddle.reshape(index, [-1]).astype('int64')
     position = paddle.arange(paddle.shape(flat)[0], dtype='int64')
     last = paddle.put_along_axis(paddle.full(paddle.shape(input)[0:1], -1, 'int64'), flat,
                                  position, 0, reduce='amax')
