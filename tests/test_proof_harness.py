@@ -251,7 +251,9 @@ MUTATIONS = [  # (id, which entries, how to break them, engines that must notice
      _no_use_softmax, ("rewrite", "compat")),
     ("dropout-modes-swapped",
      lambda e: e.name == "paddle.fluid.layers.dropout" and "dropout_implementation" in e.args,
-     _swap_dropout_modes, ("rewrite", "compat")),
+     # compat runs fix's _fluid_dropout (upgrader/fixers/static_dropout.py), which maps
+     # the modes in its own text: only the plain rewrite of static-only modules reads them
+     _swap_dropout_modes, ("rewrite",)),
 ]
 ENGINES = {m[0]: m[3] for m in MUTATIONS}
 

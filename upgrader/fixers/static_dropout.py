@@ -69,12 +69,13 @@ SOURCE = '''def _fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=N
                    dropout_implementation='downgrade_in_infer'):
     """Paddle 1.8's fluid.layers.dropout: in dynamic mode it ignored is_test and followed
     the global train/eval mode, which Layer.train() / Layer.eval() on any layer set (Paddle
-    3 keeps that mode in the tracer); in a static program it followed is_test. 1.8's
-    default 'downgrade_in_infer' (train: x * mask, infer: x * (1 - p)) is today's
-    'downscale_in_infer'."""
+    3 keeps that mode in the tracer) and no_grad() turned off; in a static program it
+    followed is_test. 1.8's default 'downgrade_in_infer' (train: x * mask, infer:
+    x * (1 - p)) is today's 'downscale_in_infer'."""
     import paddle
     if paddle.in_dynamic_mode():
-        training = paddle.base.framework._dygraph_tracer()._train_mode
+        training = (paddle.base.framework._dygraph_tracer()._train_mode
+                    and paddle.is_grad_enabled())
     else:
         training = not is_test
     mode = dropout_implementation

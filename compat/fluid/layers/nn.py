@@ -572,14 +572,11 @@ def pad_constant_like(x, y, pad_value=0.0, name=None):
 
 @_nn("scatter", replacement="paddle.scatter")
 def scatter(input, index, updates, name=None, overwrite=True):
-    """paddle.scatter's values; the gradient with respect to ``input`` is 1.8's: the
-    output's gradient on every row, also on the rows the updates replaced (today's op
-    gives them 0)."""
-    const = _constant_copy(input)
-    out = paddle.scatter(const, index, updates, overwrite=overwrite)
-    if input.stop_gradient:
-        return out
-    return out + (input - const)
+    """The function fix adds (upgrader/fixers/scatter_gather_grad.py): paddle.scatter's
+    values; the gradient with respect to ``input`` is 1.8's, the output's gradient on
+    every row, also on the rows the updates replaced (today's op gives them 0)."""
+    from compat._added import added
+    return added("scatter_gather_grad", "_fluid_scatter")(input, index, updates, name, overwrite)
 
 
 @_nn("one_hot", replacement="paddle.nn.functional.one_hot on ids squeezed on their last axis")
@@ -613,54 +610,26 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     return _rule_reshape(x, shape, act=act, inplace=inplace, name=name)
 
 
-_rule_dropout = None
-
-
-@legacy("paddle.fluid.layers.dropout", "paddle.fluid.layers.nn.dropout", warn=False)  # the rule-built function warns
+@legacy("paddle.fluid.layers.dropout", "paddle.fluid.layers.nn.dropout",
+        replacement="paddle.nn.functional.dropout")
 def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
             dropout_implementation="downgrade_in_infer"):
-    """The rule database's dropout; in dygraph 1.8 ignored is_test and followed the tracer's
-    train mode: Layer.train()/eval() of any layer switched it, no_grad() and eval() turned
-    it off, a new dygraph.guard() started in train mode (checked on 1.8.5)."""
-    global _rule_dropout
-    if _rule_dropout is None:
-        from compat import _runtime, _wrap
-        e = _runtime.entry("paddle.fluid.layers.dropout")
-        _rule_dropout = _wrap._make_function(e, _wrap.resolve(e.target))
-    if paddle.in_dynamic_mode():
-        tracer = paddle.base.framework._dygraph_tracer()
-        train = getattr(tracer, "_train_mode", True) if tracer is not None else True
-        is_test = not (train and paddle.is_grad_enabled())
-    return _rule_dropout(x, dropout_prob, is_test=is_test, seed=seed, name=name,
-                         dropout_implementation=dropout_implementation)
-
-
-def _constant_copy(v):
-    """v's value without a gradient path: detach() in dygraph; a stop_gradient copy in a
-    PIR program (a detach there shares v's buffer, which 3.3.1 read back as zeros once
-    v had other consumers)."""
-    if paddle.in_dynamic_mode():
-        return v.detach()
-    c = paddle.assign(v)
-    c.stop_gradient = True
-    return c
+    """fix's ``_fluid_dropout``: in dygraph 1.8 ignored is_test and followed the tracer's
+    train mode (Layer.train()/eval() of any layer, off inside no_grad()); is_test in a
+    static program."""
+    from compat._added import added
+    return added("static_dropout", "_fluid_dropout")(x, dropout_prob, is_test, seed, name,
+                                                    dropout_implementation)
 
 
 @_nn("gather", replacement="paddle.gather")
 def gather(input, index, overwrite=True):
-    """paddle.gather's values. With overwrite=True (1.8's default) the gradient of a row
-    gathered several times is 1.8's: the output gradient of its LAST occurrence (1.8
-    scattered it back with overwrite), not their sum as today's op gives."""
-    out = paddle.gather(input, index)
-    if not overwrite or input.stop_gradient:
-        return out
-    flat = paddle.reshape(index, [-1])
-    pos = paddle.arange(paddle.shape(flat)[0], dtype=flat.dtype)
-    last = paddle.scatter(paddle.zeros(paddle.shape(input)[:1], flat.dtype), flat, pos, overwrite=True)
-    keep = paddle.cast(paddle.gather(last, flat) == pos, out.dtype)
-    keep = paddle.reshape(keep, [-1] + [1] * (len(out.shape) - 1))
-    const = _constant_copy(out)
-    return const + keep * (out - const)
+    """The function fix adds (upgrader/fixers/scatter_gather_grad.py): paddle.gather's
+    values; with overwrite=True (1.8's default) a row gathered several times gets the
+    output gradient of its LAST occurrence (1.8 scattered it back with overwrite), not
+    their sum as today's op gives."""
+    from compat._added import added
+    return added("scatter_gather_grad", "_fluid_gather")(input, index, overwrite)
 
 
 def _legacy_negative_start(start, end, stride, dim):
