@@ -32,14 +32,22 @@ Fix safety
     names), the body stays in ``with paddle.utils.unique_name.guard():`` (3.3.1 raised
     ValueError 'parameter name [w] have be been used' when a second call built the named
     layer again, and 'Optimizer set error, linear_1.w_0_moment1_0 should in state dict'
-    when a second guard resumed from the first's checkpoint; checked against 1.8.5).
+    when a second guard resumed from the first's checkpoint; checked against 1.8.5). The
+    guard also began with a new tracer in train mode, whatever a ``Layer.eval()`` in an
+    earlier block had left, and ``fluid.layers.dropout`` followed that mode: where the
+    block may run more than once and the module calls ``.eval()``, the body starts with
+    ``_fluid_guard_train_mode()``, a function fix adds that puts Paddle 3's one tracer back
+    in train mode (program dygraph_guard_modes: a second run trained without dropout
+    otherwise).
 """
 from __future__ import annotations
 
+import re
 from typing import List
 
 import libcst as cst
 
+from upgrader.fixers import add_used_helpers, helper_state, need_helper
 from upgrader.names import FastVisitor
 
 CODE = "PU201"
@@ -123,6 +131,12 @@ def rewrite(up, original: cst.With, updated: cst.With):
     if bound is not None:
         # 1.8's guard() is a generator context manager that yields nothing: `as g` bound None
         prefix.append(cst.parse_statement("%s = None\n" % bound))
+    if _again(up) and _TRAIN_MODE_AGAIN.search(up.source) \
+            and helper_state(up, TRAIN_MODE, TRAIN_MODE_SOURCE) != "conflict":
+        # 1.8's guard began with a new tracer in train mode, whatever an earlier block's
+        # Layer.eval() had set: fluid.layers.dropout (_fluid_dropout) follows that mode
+        need_helper(up, TRAIN_MODE)
+        prefix.append(cst.parse_statement(f"{TRAIN_MODE}()\n"))
     if _fresh_names(up):
         # 1.8's guard also opened a unique_name namespace with its own record of parameter
         # names: keep it where the block may run twice and names its parameters
@@ -160,9 +174,32 @@ def _fresh_names(up) -> bool:
     parameters had the first run's names; without it, 3.3.1 raises ValueError ('parameter
     name [w] have be been used'), and an optimizer state saved in one run does not load
     in the next ('Optimizer set error, linear_1.w_0_moment1_0 should in state dict')."""
-    again = any(isinstance(st, (cst.FunctionDef, cst.For, cst.While))
-                for st, _ in up.stmt_stack[:-1]) or _module_scan(up)[0] > 1
-    return again and _module_scan(up)[1]
+    return _again(up) and _module_scan(up)[1]
+
+
+def _again(up) -> bool:
+    """The guard block being rewritten may run more than once: it sits in a function or a
+    loop, or the module has several guard blocks."""
+    return any(isinstance(st, (cst.FunctionDef, cst.For, cst.While))
+               for st, _ in up.stmt_stack[:-1]) or _module_scan(up)[0] > 1
+
+
+#: a Layer.eval() call: the only way 1.8 code switched the tracer to eval mode
+_TRAIN_MODE_AGAIN = re.compile(r"\.eval\(\s*\)")
+TRAIN_MODE = "_fluid_guard_train_mode"
+TRAIN_MODE_SOURCE = f'''def {TRAIN_MODE}():
+    """Paddle 1.8's fluid.dygraph.guard() began each block with a new tracer in train mode,
+    whatever a Layer.eval() in an earlier block had set. fluid.layers.dropout followed that
+    mode (see _fluid_dropout); Paddle 3 keeps it in its one tracer, which this puts back in
+    train mode where the block began (Layer.train() does the same, with its own layers)."""
+    import paddle
+    paddle.base.framework._dygraph_tracer().train_mode()
+'''
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the train-mode function the unwrapped guard blocks call."""
+    return add_used_helpers(up, module, {TRAIN_MODE: TRAIN_MODE_SOURCE})
 
 
 def _module_scan(up):
