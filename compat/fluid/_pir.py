@@ -227,12 +227,15 @@ def _clone(self, *args, **kwargs):
     if for_test:
         fwd = getattr(self, "_compat_forward_ops", None)
         if fwd is not None:
+            # the learning-rate decays' step counters went too (1.x built them under the
+            # learning-rate role, which clone(for_test=True) pruned with the optimizer)
+            lr_ops = getattr(self, "_compat_lr_ops", ())
             old_ops = list(self.global_block().ops)
             new_block = new.global_block()
             new_ops = list(new_block.ops)
             if len(old_ops) == len(new_ops):
                 for old, op in reversed(list(zip(old_ops, new_ops))):
-                    if old.id() not in fwd:
+                    if old.id() not in fwd or old.id() in lr_ops:
                         try:
                             new_block.remove_op(op)
                         except Exception:

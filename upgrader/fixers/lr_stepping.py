@@ -33,6 +33,20 @@ What it does
     (``<sched>.step()`` after every ``minimize()``; written inline as the optimizer's
     ``learning_rate`` it is bound to a fresh name first), under the dygraph conditions.
 
+    Static decays whose stepping cannot be traced that way (an optimizer factory such as
+    the book's ``optimizer_func()``, a program handed to a training function, programs run
+    in one scope, several decays in one program) keep 1.8's counter in their program
+    instead: the call becomes ``_FluidProgramDecay(<scheduler>)``, a class fix adds to the
+    module that creates 1.8's persistable ``@LR_DECAY_COUNTER@`` in the current program
+    (zero from the startup program, advanced by every run of the program, shared by the
+    programs of one scope) and answers the executor, which asks for the rate before each
+    run, with the scheduler's rate at the counter's value; no ``step()`` is written. This
+    applies when every static decay of the module qualifies (their value goes only to
+    optimizers as ``learning_rate``; no ``train_from_dataset``, ``ParallelExecutor``,
+    ``scope=`` run, full ``clone()``, checkpoint of persistables, read of the counter or
+    EOFException in the module): a program feeds only its last optimizer's scheduler, so
+    the two kinds are not mixed (program static_lr_decay_factory).
+
     A dygraph optimizer that a function builds with a step-based decay and returns (the
     models' ``optimizer_setting()`` factories), read nowhere else in that function:
     its assignment becomes ``opt = _fluid_decay_on_minimize(<optimizer>, <sched>)``, a
@@ -899,6 +913,7 @@ def plan(up) -> _Plan:
             else _decide_static(up, v, p, call, entry, scope)
     if len(v.statics) > 1:
         _shared_counters(up, v, p)
+    _count_in_program(up, v, p)
     if p.static_after and "EOFException" in up.source:
         up.module.visit(_EofHandlers(p))
     return p
@@ -1030,6 +1045,7 @@ class _StaticDecision(Decision):
         self.wrapped = None           # linear_lr_warmup: the piecewise_decay call it wraps
         self.shift = 0
         self.outer = None             # piecewise_decay: the warmup decision wrapping it
+        self.counted = False          # _FluidProgramDecay: 1.8's counter kept in the program
 
 
 def _dygraph_only(up) -> bool:
@@ -1425,6 +1441,126 @@ def _shared_counters(up, v: _Survey, p: "_Plan") -> None:
                 break
 
 
+# --------------------------------------------------------------------------- counted
+COUNTED = "_FluidProgramDecay"
+COUNTED_SOURCE = f'''class {COUNTED}(paddle.optimizer.lr.LRScheduler):
+    """Paddle 1.8's static learning-rate decays (fluid.layers.exponential_decay, ...): the
+    rate was computed in the program from a step counter, @LR_DECAY_COUNTER@, a persistable
+    variable that every run of the program advanced (zero from the startup program, one
+    per program, shared by the programs run in one scope). This adds that counter to the
+    current program and gives the optimizer the wrapped scheduler's rate at the counter's
+    value: the executor asks for the rate before each run, so no step() call is needed,
+    wherever the program is run. The rates of the other such decays are refreshed at the
+    same time (the executor asks only the last minimized optimizer of a program)."""
+    _decays = []
+
+    def __init__(self, scheduler):
+        import paddle
+        if paddle.in_dynamic_mode():
+            raise RuntimeError('1.8 learning-rate decays in dynamic mode advanced on every '
+                               'minimize(): call step() of the scheduler after each minimize()')
+        program = paddle.static.default_main_program()
+        if getattr(program, '_fluid_lr_decay_counter', None) is None:
+            counter = paddle.pir.core.create_persistable_value(
+                'int64', [1], '@LR_DECAY_COUNTER@',
+                initializer=paddle.nn.initializer.Constant(0))
+            paddle.assign(counter + 1, output=counter)
+            program._fluid_lr_decay_counter = counter
+        self.scheduler = scheduler
+        self._first = scheduler.last_epoch
+        super().__init__(scheduler.base_lr)
+        {COUNTED}._decays.append(self)
+
+    def get_lr(self):
+        return self.scheduler()
+
+    def _counted(self, scope):
+        import numpy as np
+        var = scope.find_var('@LR_DECAY_COUNTER@')
+        runs = 0
+        if var is not None and var.get_tensor()._is_initialized():
+            runs = int(np.array(var.get_tensor()).reshape(-1)[0])
+        self.scheduler.step(self._first + runs)
+        return self.scheduler()
+
+    def __call__(self):
+        import numpy as np
+        import paddle
+        scope = paddle.static.global_scope()
+        for decay in {COUNTED}._decays:
+            name = getattr(decay, '_var_name', None)
+            var = scope.find_var(name) if name and decay is not self else None
+            if var is not None and var.get_tensor()._is_initialized():
+                tensor = var.get_tensor()
+                value = np.array(tensor)
+                tensor.set(np.full(value.shape, decay._counted(scope), value.dtype),
+                           paddle.CPUPlace())
+        self.last_lr = self._counted(scope)
+        return self.last_lr
+'''
+#: program clones: one that keeps the optimizer (not for_test) runs without a fed rate
+_CLONES = re.compile(r"\.clone\(([^()]*)\)")
+#: loads that may restore 1.8's step counter with a program's persistables
+_RESTORES = re.compile(r"load_persistables|load_vars|fluid\.load\b|io\.load\b")
+
+
+def _counted_ok(up, v: _Survey, call: cst.Call, entry, scope: int) -> bool:
+    """Can the decay keep 1.8's step counter in its program (``_FluidProgramDecay``)? Its
+    value must go only to optimizers as their learning_rate; nothing in the module may run
+    a program per batch, with a scope of its own or in a ParallelExecutor, read or restore
+    the counter, or meet a non-iterable loader's end of data (1.8's run advanced the counter
+    before the read raised EOFException)."""
+    where = v.where[id(call)]
+    if entry.safety != "safe" or entry.name == WARMUP or where.dygraph or (
+            where.guard is None and _dygraph_only(up)) or scope in v.lambdas:
+        return False
+    if isinstance(map_call(entry, call, cst.parse_expression(entry.target)), Manual):
+        return False
+    b = bind(entry, call)
+    for hole in _lambda_body_holes(entry):
+        a = b.values.get(hole)
+        if a is not None and literal(code_of(a.value))[0] != "ok":
+            return False
+    name = v.target_of.get(id(call))
+    if name is None:
+        if id(call) not in v.inline_lr:
+            return False
+    elif name in v.declared or not v.lr_args.get((name, scope)) or _foreign_loads(v, name, scope) \
+            or any(sc == scope for sc, _ in v.loads.get(name, [])) or v.methods.get((name, scope)):
+        return False
+    if v.dataset_runs or v.parallel or v.counters or v.saved or v.default_saved \
+            or "EOFException" in up.source or _RESTORES.search(up.source):
+        return False
+    for args in _CLONES.findall(up.source):
+        if "True" not in args:
+            return False  # runs of a full clone advance the counter, at a rate not fed to it
+    return not any(a.keyword is not None and a.keyword.value == "scope"
+                   for rcall, _ in v.runs for a in rcall.args)
+
+
+def _count_in_program(up, v: _Survey, p: "_Plan") -> None:
+    """Static decays left manual because their optimizer, program or runs could not be
+    traced (an optimizer factory, a program handed to a training function) keep 1.8's
+    counter in their program instead, when every static decay of the module can: a program
+    feeds only its last optimizer's scheduler, so the two kinds are not mixed."""
+    decisions = [(call, entry, scope, p.decisions.get(id(call))) for call, entry, scope in v.statics]
+    decisions = [x for x in decisions if isinstance(x[3], _StaticDecision)
+                 and x[3].status not in ("entry-manual",)]
+    if not any(d.status == "manual" for *_, d in decisions):
+        return
+    if not all(d.status in ("manual", "safe") and d.outer is None and d.wrapped is None
+               and _counted_ok(up, v, call, entry, scope) for call, entry, scope, d in decisions):
+        return
+    for call, entry, scope, d in decisions:
+        d.status, d.reason, d.counted, d.hoist = "safe", "", True, None
+        for key in list(p.static_after):
+            p.static_after[key] = [x for x in p.static_after[key] if x is not d]
+            if not p.static_after[key]:
+                del p.static_after[key]
+        for key in [k for k, x in p.hoist.items() if x is d]:
+            del p.hoist[key]
+
+
 # --------------------------------------------------------------------------- rewrites
 def staircase_variant(entry, call: cst.Call):
     """``dygraph.ExponentialDecay(..., staircase=True)`` (a literal True) is today's
@@ -1492,6 +1628,14 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         up.needed_imports.add("math")  # a rate formula written with math (CosineDecay)
     from upgrader.fixers import static_mode
     static_mode.note_applied(up, entry)
+    if getattr(d, "counted", False):
+        from upgrader.fixers import need_helper
+        need_helper(up, COUNTED)
+        up.needed_imports.add("paddle")
+        up.report(original, entry.code, f"`{entry.short}` → `{COUNTED}({entry.target}(...))` "
+                  "(a class fix adds to the module: 1.8's step counter in the program, "
+                  "advanced by every run of it)", entry.name, entry.target, "safe", applied=True)
+        return cst.Call(func=cst.Name(COUNTED), args=[cst.Arg(mapped[0])])
     msg = f"`{entry.short}` → `{entry.target}`"
     if d.status == "unsafe":
         msg += f" (unsafe: {d.reason})"
@@ -1576,7 +1720,8 @@ def _wrap_optimizer(up, original, updated, d: Decision, oname: str):
 
 def finish_module(up, module: cst.Module) -> cst.Module:
     """Add the function that makes a returned optimizer step its scheduler."""
-    from upgrader.fixers import helper_state, insert_after_head
+    from upgrader.fixers import add_used_helpers, helper_state, insert_after_head
+    module = add_used_helpers(up, module, {COUNTED: COUNTED_SOURCE})
     if not up.__dict__.get("_decay_on_minimize_used") or \
             helper_state(up, WRAPPER, WRAPPER_SOURCE) != "insert":
         return module

@@ -108,7 +108,36 @@ class LegacyDecay(LRScheduler):
 
     # today's protocol -------------------------------------------------------------
     def __call__(self):
+        if self.__dict__.get("_counted"):
+            # the executor asks the last minimized optimizer's decay of a program for its
+            # rate before each run: every static decay reads the counter of its program
+            scope = paddle.static.global_scope()
+            for decay in _COUNTED:
+                if decay is not self:
+                    decay._refresh(scope)
+            self._sync(scope)
         return self.last_lr
+
+    def _sync(self, scope):
+        """A static decay's rate at the next run: 1.x's step is the program's counter
+        '@LR_DECAY_COUNTER@' after the increment that run begins with."""
+        var = scope.find_var(COUNTER)
+        if var is not None and var.get_tensor()._is_initialized():
+            import numpy as np
+            self.step_num = int(np.array(var.get_tensor()).reshape(-1)[0]) + self.step_size
+            self.last_lr = float(self.step())
+        return self.last_lr
+
+    def _refresh(self, scope):
+        """The variable today's optimizer reads this decay's rate from, set for the next
+        run (the executor sets only the one of the program's last minimized optimizer)."""
+        name = self._var_name
+        var = scope.find_var(name) if name else None
+        if var is not None and var.get_tensor()._is_initialized():
+            import numpy as np
+            tensor = var.get_tensor()
+            value = np.array(tensor)
+            tensor.set(np.full(value.shape, self._sync(scope), value.dtype), paddle.CPUPlace())
 
     def get_lr(self):
         return float(self.step())
@@ -123,7 +152,10 @@ class LegacyDecay(LRScheduler):
         return lr
 
     def advance(self):
-        """A run of the static program that uses this decay finished."""
+        """A run of the static program that uses this decay finished (a decay that reads
+        its program's step counter follows the counter instead)."""
+        if self.__dict__.get("_counted"):
+            return
         self.step_num += self.step_size
         self.last_lr = float(self.step())
 
@@ -489,17 +521,43 @@ def _new(cls, *args, **kwargs):
 def _static_or(obj):
     obj._static = not paddle.in_dynamic_mode()
     if obj._static:
-        # 1.x built the decay's step counter into the current main program: a clone of it
-        # made before minimize kept the increment (see after_run)
+        # 1.x built the decay's step counter into the current main program: every run of
+        # the program (and of a clone made before minimize) advanced it, and the programs
+        # run in one scope shared it (a variable of the scope); the decay reads it
         program = paddle.static.default_main_program()
         made = getattr(program, "_compat_decays", None)
         if made is None:
             made = program._compat_decays = []
         made.append(obj)
+        before = {op.id() for op in program.global_block().ops}
+        _counter(program, obj.step_num)
+        # built under 1.x's learning-rate role: clone(for_test=True) after minimize
+        # pruned them (_pir._clone)
+        lr_ops = program.__dict__.setdefault("_compat_lr_ops", set())
+        lr_ops.update(op.id() for op in program.global_block().ops if op.id() not in before)
+        obj._counted = True
+        _COUNTED.append(obj)
     return obj
 
 
+COUNTER = "@LR_DECAY_COUNTER@"
+_COUNTED = []         # the static decays, which read their program's counter
 _DECAY_COUNTERS = {}  # id(program) -> (program, its incremented counter, the counter's name)
+
+
+def _counter(program, begin):
+    """The program's step counter (created set to begin - 1 and incremented at every run
+    the first time) and its incremented value."""
+    hit = _DECAY_COUNTERS.get(id(program))
+    if hit is None or hit[0] is not program:
+        counter = paddle.create_parameter(
+            [1], "int64", attr=paddle.ParamAttr(name=COUNTER, trainable=False),
+            default_initializer=paddle.nn.initializer.Constant(begin - 1))
+        counter.stop_gradient = True
+        from compat.fluid import _pir
+        _pir.mark_not_parameter(counter, program)  # a persistable variable in 1.x
+        hit = _DECAY_COUNTERS[id(program)] = (program, paddle.increment(counter, 1), counter.name)
+    return hit
 
 
 @legacy("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
@@ -516,14 +574,7 @@ def _decay_step_counter(begin=0):
         raise manual_error("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
                            "the global step counter belongs to static programs: count the "
                            "steps in Python in dygraph mode")
-    program = paddle.static.default_main_program()
-    hit = _DECAY_COUNTERS.get(id(program))
-    if hit is None or hit[0] is not program:
-        counter = paddle.create_parameter(
-            [1], "int64", attr=paddle.ParamAttr(name="@LR_DECAY_COUNTER@", trainable=False),
-            default_initializer=paddle.nn.initializer.Constant(begin - 1))
-        counter.stop_gradient = True
-        hit = _DECAY_COUNTERS[id(program)] = (program, paddle.increment(counter, 1), counter.name)
+    hit = _counter(paddle.static.default_main_program(), begin)
     return paddle.cast(hit[1], "float32")
 
 
