@@ -168,9 +168,15 @@ class GRUCell(RNNCell):
         self._built = False
 
     def _build(self, inputs):
+        self._fluid_build(int(inputs.shape[-1]))
+
+    def _fluid_build(self, size):
+        """The parameters, from the input size (``rnn`` creates them before its loop)."""
+        if self._built:
+            return
         from compat.fluid import unique_name
         from compat.fluid.layers._helper import create_parameter
-        size = int(inputs.shape[-1])
+        size = int(size)
         h = self.hidden_size
         prefix = unique_name.generate(self._name + "/BasicGRUUnit")
         self._gate_weight = create_parameter(prefix, "w_0", [size + h, 2 * h], self._dtype,
@@ -216,18 +222,23 @@ class LSTMCell(RNNCell):
         self._name = name
         self._built = False
 
-    def call(self, inputs, states):
+    def _fluid_build(self, size):
+        """The parameters, from the input size (``rnn`` creates them before its loop)."""
+        if self._built:
+            return
         from compat.fluid import unique_name
         from compat.fluid.layers._helper import create_parameter
+        prefix = unique_name.generate(self._name + "/BasicLSTMUnit")
+        size = int(size)
+        self._weight = create_parameter(prefix, "w_0", [size + self.hidden_size, 4 * self.hidden_size],
+                                        self._dtype, self._param_attr)
+        self._bias = create_parameter(prefix, "b_0", [4 * self.hidden_size], self._dtype,
+                                      self._bias_attr, is_bias=True)
+        self._built = True
+
+    def call(self, inputs, states):
         pre_hidden, pre_cell = states
-        if not self._built:
-            prefix = unique_name.generate(self._name + "/BasicLSTMUnit")
-            size = int(inputs.shape[-1])
-            self._weight = create_parameter(prefix, "w_0", [size + self.hidden_size, 4 * self.hidden_size],
-                                            self._dtype, self._param_attr)
-            self._bias = create_parameter(prefix, "b_0", [4 * self.hidden_size], self._dtype,
-                                          self._bias_attr, is_bias=True)
-            self._built = True
+        self._fluid_build(inputs.shape[-1])
         gates = paddle.matmul(paddle.concat([inputs, pre_hidden], 1), self._weight) + self._bias
         i, j, f, o = paddle.split(gates, 4, axis=-1)
         forget = paddle.full([1], self._forget_bias, gates.dtype)
@@ -249,6 +260,13 @@ def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major=Fals
     built). With ``sequence_length`` the states stop changing after each sequence's end
     (``new * m - old * (m - 1)``, 1.8's formula) while the outputs are the cell's own;
     returns ``(outputs, final_states)``, the outputs batch-major unless ``time_major``."""
+    build = getattr(cell, "_fluid_build", None)
+    if build is not None and not paddle.in_dynamic_mode():
+        # 1.8's cells: their parameters first, then today's while loop over any number of
+        # time steps (a parameter created inside the loop would not belong to the program)
+        build(int(_flatten(inputs)[0].shape[-1]))
+        return paddle.nn.RNN(cell, is_reverse=is_reverse, time_major=time_major)(
+            inputs, initial_states, sequence_length, **kwargs)
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=inputs,
                                                  batch_dim_idx=1 if time_major else 0)
