@@ -986,7 +986,10 @@ class Upgrader(FastTransformer):
             self.report_entry(original, entry, False, manual=mapped.reason)
             return updated
         self.report_entry(original, entry, True)
-        return self._grouped(mapped[0])
+        node = mapped[0]
+        if entry.name in fixers.AFTER_APPLY:
+            node = fixers.AFTER_APPLY[entry.name](self, original, node)
+        return self._grouped(node)
 
     # ------------------------------------------------------------ precedence
     def _grouped(self, node: cst.BaseExpression) -> cst.BaseExpression:

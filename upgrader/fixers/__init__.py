@@ -208,6 +208,9 @@ SAFE_ARGS: Dict[str, Callable] = {}
 # legacy name -> manual_reason(upgrader, call, entry): why this call of a rule has no
 # faithful rewrite in this module (a module lists the names in MANUAL_WHEN), or None
 MANUAL_CHECKS: Dict[str, Callable] = {}
+# legacy name -> after_apply(upgrader, original call, rewritten call) -> the call's final
+# form, after the entry's own mapping (a module lists the names in AFTER_APPLY_WHEN)
+AFTER_APPLY: Dict[str, Callable] = {}
 MODULES = {}
 
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
@@ -226,6 +229,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
         SAFE_ARGS[_name] = _mod.safe_arg
     for _name in getattr(_mod, "MANUAL_WHEN", ()):
         MANUAL_CHECKS[_name] = _mod.manual_reason
+    for _name in getattr(_mod, "AFTER_APPLY_WHEN", ()):
+        AFTER_APPLY[_name] = _mod.after_apply
     if hasattr(_mod, "finish_module"):
         FINISHERS.append(_mod.finish_module)
     if hasattr(_mod, "leave_statement"):

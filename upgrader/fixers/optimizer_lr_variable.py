@@ -1,31 +1,38 @@
 """PU104 optimizer-lr-variable: an optimizer given a learning rate computed in the program.
 
 What it does
-    Reports as manual an optimizer (``fluid.optimizer.SGD``, ``Momentum``, ``Adam``, ...)
-    whose ``learning_rate`` is a graph variable: a ``fluid.layers`` call other than the
-    learning-rate decays (``create_global_var``, ``fill_constant``, the global step of
-    ``learning_rate_scheduler._decay_step_counter()``, ...), arithmetic on such a value, a
+    An optimizer (``fluid.optimizer.SGD``, ``Momentum``, ``Adam``, ...) whose
+    ``learning_rate`` is a graph variable (a ``fluid.layers`` call other than the
+    learning-rate decays: ``create_global_var``, ``fill_constant``, the global step of
+    ``learning_rate_scheduler._decay_step_counter()``, ...; arithmetic on such a value, a
     name every assignment of which in the module is one, or a call of a function of the
-    module that returns one (the ERNIE/BERT ``linear_warmup_decay`` helpers); a ``paddle.*``
-    operator counts too, so that a second ``fix`` of the upgraded module keeps the call.
+    module that returns one: the ERNIE/BERT ``linear_warmup_decay`` helpers; a ``paddle.*``
+    operator counts too, so that a second ``fix`` of the upgraded module keeps the call)
+    becomes ``_fluid_graph_lr(<optimizer with learning_rate=0.0>, <that variable>)``, a
+    function fix adds to the module that makes the variable the optimizer's learning-rate
+    variable, as 1.8 did.
 
 Why is this bad?
-    1.8's static optimizers read a Variable learning rate at every run, so custom schedules
-    were built in the program. ``paddle.optimizer`` classes take a float or an
-    ``LRScheduler`` only: the renamed call raises TypeError ("learning rate should be float
-    or LRScheduler") on Paddle 3.3.1.
+    1.8's static optimizers read a Variable learning rate at every update, so custom
+    schedules were built in the program (or set in the scope between runs).
+    ``paddle.optimizer`` classes take a float or an ``LRScheduler`` only: the renamed call
+    raises TypeError ("learning rate should be float or LRScheduler") on Paddle 3.3.1.
+    Their static programs still read the rate from a variable of the program (the one
+    ``_global_learning_rate()`` returns, created from the float or the scheduler), which
+    the function points at the given variable.
 
 Example
     ``lr = fluid.layers.create_global_var(shape=[1], value=0.05, dtype='float32',
     persistable=True)``; ``fluid.optimizer.Momentum(learning_rate=lr * 2.0, momentum=0.9)``
-    is left for a manual migration.
+    → ``_fluid_graph_lr(paddle.optimizer.Momentum(learning_rate=0.0, momentum=0.9),
+    lr * 2.0)``.
 
 Fix safety
-    Manual: write the schedule as a ``paddle.optimizer.lr.LRScheduler`` (for example
-    ``paddle.optimizer.lr.LambdaDecay(base_lr, lambda step: ...)``) and call
-    ``scheduler.step()`` after each run. The ``fluid.layers.*_decay`` functions are not
-    concerned (PU214 makes them schedulers); a learning rate the module does not show to be
-    a graph value (a float, a parameter of the enclosing function, an attribute) is
+    Safe: program static_lr_variable (a global-variable rate set in the scope between runs
+    and one computed from it, SGD and Momentum) agrees with 1.8.5. The function relies on
+    Paddle 3's private ``Optimizer._global_learning_rate``; a float or a scheduler given
+    at run time is passed on as such. A learning rate the module does not show to be a
+    graph value (a float, a parameter of the enclosing function, an attribute) is
     rewritten as before.
 """
 from __future__ import annotations
@@ -52,6 +59,8 @@ WHY = ("learning_rate is a variable computed in the program (`{code}`): 1.8 read
 
 
 def manual_reason(up, original: cst.Call, entry) -> Optional[str]:
+    """None (the call is rewritten); a graph learning rate is remembered for after_apply,
+    or reported manual when the module uses the function's name for something else."""
     arg = _learning_rate(original)
     if arg is None or isinstance(arg, (cst.Integer, cst.Float)):
         return None
@@ -62,8 +71,66 @@ def manual_reason(up, original: cst.Call, entry) -> Optional[str]:
         expr = ast.parse(code.strip(), mode="eval").body
     except SyntaxError:
         return None
-    facts = _facts(up)
-    return WHY.format(code=code.strip()) if facts.graph(expr) else None
+    if not _facts(up).graph(expr):
+        return None
+    from upgrader.fixers import helper_state
+    if helper_state(up, NAME, SOURCE) == "conflict":
+        return (f"the module already uses the name {NAME} for something else; "
+                + WHY.format(code=code.strip()))
+    up.__dict__.setdefault("_graph_lr_calls", set()).add(id(original))
+    return None
+
+
+AFTER_APPLY_WHEN = MANUAL_WHEN
+NAME = "_fluid_graph_lr"
+SOURCE = f'''def {NAME}(optimizer, learning_rate):
+    """Paddle 1.8's optimizers took a learning rate computed in the program (a variable
+    that its ops or the scope set before each run) and read it at every update. Paddle 3's
+    optimizers take a float or an LRScheduler, and their static programs read the rate
+    from the variable _global_learning_rate() returns: this points it at the given
+    variable, as 1.8 did. A float or a scheduler is passed on as such."""
+    import paddle
+    if isinstance(learning_rate, paddle.pir.Value):
+        optimizer._global_learning_rate = lambda program=None: learning_rate
+    elif isinstance(learning_rate, (int, float, paddle.optimizer.lr.LRScheduler)):
+        optimizer._learning_rate = learning_rate
+    else:
+        raise TypeError('learning_rate: a float, an LRScheduler or a variable of a static '
+                        'program, got %s' % type(learning_rate).__name__)
+    return optimizer
+'''
+
+
+def after_apply(up, original: cst.Call, node):
+    """``<optimizer>(learning_rate=<graph value>, ...)`` →
+    ``_fluid_graph_lr(<optimizer>(learning_rate=0.0, ...), <graph value>)``."""
+    if id(original) not in up.__dict__.get("_graph_lr_calls", ()) or not isinstance(node, cst.Call):
+        return node
+    args = list(node.args)
+    at = next((i for i, a in enumerate(args) if a.keyword is not None
+               and a.keyword.value == "learning_rate"), None)
+    if at is None and args and args[0].keyword is None and not args[0].star:
+        at = 0
+    if at is None:
+        return node
+    value = args[at].value
+    args[at] = args[at].with_changes(value=cst.Float("0.0"))
+    from upgrader.fixers import need_helper
+    need_helper(up, NAME)
+    up.needed_imports.add("paddle")
+    up.report(original, CODE, f"learning_rate computed in the program → `{NAME}(...)` (a "
+              "function fix adds to the module: the variable becomes the optimizer's "
+              "learning-rate variable, as in 1.8)", "paddle.fluid.optimizer.Optimizer",
+              "paddle.optimizer.Optimizer", "safe", applied=True)
+    return cst.Call(func=cst.Name(NAME), args=[
+        cst.Arg(node.with_changes(args=args), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+        cst.Arg(value)])
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the function the optimizers given a graph learning rate call."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})
 
 
 def _learning_rate(call: cst.Call) -> Optional[cst.BaseExpression]:
