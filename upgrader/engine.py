@@ -760,6 +760,8 @@ class Upgrader(FastTransformer):
         if fixers.dygraph_guard.is_guard(self, node):
             self.guard_depth += 1
             self.guard_marks.append(self.guard_static_calls)
+        elif "Switch" in self.source:
+            fixers.switch_block.visit_with(self, node)
         return True
 
     def leave_With(self, original: cst.With, updated: cst.With):
@@ -773,6 +775,8 @@ class Upgrader(FastTransformer):
                             "those calls are migrated", "paddle.fluid.dygraph.guard", "", "manual")
                 return updated
             return fixers.dygraph_guard.rewrite(self, original, updated)
+        if id(original) in self.__dict__.get("_switch_withs", ()):
+            return fixers.switch_block.rewrite(self, original, updated)
         return updated
 
     # ----------------------------------------------------------------- calls

@@ -238,3 +238,4 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
 
 from upgrader.fixers import dygraph_guard, fetch_by_name, imports, optimizer_methods, layer_act, program_clone, small_forms, static_mode  # noqa: E402,F401
 from upgrader.fixers import backward_accumulation, layers_data, program_methods, static_dropout  # noqa: E402,F401
+from upgrader.fixers import switch_block  # noqa: E402,F401

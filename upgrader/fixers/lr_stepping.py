@@ -391,6 +391,9 @@ class _Survey(FastVisitor):
                     self.inline_lr[id(a.value)] = node
         elif entry is not None:
             self._static_call(node, entry)
+        elif isinstance(node.func, cst.Name) and node.func.value.startswith("_fluid_") and (
+                node.func.value == "_fluid_decay_step_counter" or node.func.value.endswith("_decay_value")):
+            self.counters.append(node)  # fix's own readers of 1.8's counter (a second fix)
         elif isinstance(node.func, cst.Name) and node.func.value == PARALLEL_HELPER:
             # fix's own ParallelExecutor class (a re-check of upgraded code): the same runs
             self._static_call(node, self.up.rules.lookup(PARALLEL))
@@ -1114,6 +1117,9 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
             sched = name
             advance = (f"bind it to a name before the optimizer's statement (`{name} = ...`), "
                        f"then call `{name}.step()` after each exe.run() of the training program")
+    if name is None and id(call) not in v.inline_lr and _graph_argument(up, v, call, entry):
+        d.status = "graph"  # lr_graph: handed to a function that uses it in graph ops
+        return d
     if name is None:
         if scope in v.lambdas:
             return d.fail(f"built in a lambda, so the optimizer and the runs it drives cannot "
@@ -1163,6 +1169,9 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
                           "step - warmup_steps: migrate by hand")
     for node in _foreign_loads(v, name, scope):
         return d.fail(f"`{name}` is read in another scope (`{_show(v, node)}`): {advance}")
+    if _graph_value(up, v, name, scope, entry):
+        d.status = "graph"  # lr_graph: 1.8's formula as graph ops on the step counter
+        return d
     for sc, node in v.loads.get(name, []):
         if sc == scope:
             ctx = v.context.get(id(node))
@@ -1327,6 +1336,77 @@ def _decide_static(up, v: _Survey, p: "_Plan", call: cst.Call, entry, scope: int
         d.hoist = hoist
         p.hoist[id(hoist)] = d
     return d
+
+
+def _graph_value(up, v: _Survey, name: str, scope: int, entry) -> bool:
+    """The decay's value is used only as an argument of fluid.layers functions (assigned
+    into a variable, in a Switch case): never given to an optimizer, read back or
+    returned. lr-graph writes it as 1.8's formula in graph ops."""
+    from upgrader.fixers import lr_graph
+    if entry.name not in lr_graph.VALUES or v.lr_args.get((name, scope)) \
+            or v.methods.get((name, scope)) or not _plain_binding(v, name, scope):
+        return False
+    loads = [node for sc, node in v.loads.get(name, []) if sc == scope]
+    if not loads:
+        return False
+    for node in loads:
+        ctx = v.context.get(id(node))
+        if not isinstance(ctx, cst.Call) or not (_full_name(up, ctx.func) or "").startswith(
+                "paddle.fluid.layers.") or any(a.value is node and a.keyword is not None and
+                                               a.keyword.value == "learning_rate" for a in ctx.args):
+            return False
+    return True
+
+
+def _graph_argument(up, v: _Survey, call: cst.Call, entry) -> bool:
+    """The decay is an argument of a call of a function of the module (PaddleCV's
+    ``lr_warmup(piecewise_decay(...), ...)``) whose parameter the function only hands to
+    fluid.layers functions (assigns it into its rate in a Switch case)."""
+    from upgrader.fixers import lr_graph
+    outer = v.arg_of.get(id(call))
+    if entry.name not in lr_graph.VALUES or outer is None or not isinstance(outer.func, cst.Name):
+        return False
+    fn = next((st for st in up.module.body if isinstance(st, cst.FunctionDef)
+               and st.name.value == outer.func.value), None)
+    if fn is None or sum(isinstance(st, (cst.FunctionDef, cst.ClassDef)) and st.name.value ==
+                         fn.name.value for st in up.module.body) != 1:
+        return False
+    params = list(fn.params.params)
+    at = next((i for i, a in enumerate(outer.args) if a.value is call), None)
+    arg = outer.args[at]
+    if arg.star:
+        return False
+    param = None
+    if arg.keyword is not None:
+        param = arg.keyword.value if any(p.name.value == arg.keyword.value for p in params) else None
+    elif at < len(params) and all(a.keyword is None and not a.star for a in outer.args[:at]):
+        param = params[at].name.value
+    if param is None:
+        return False
+
+    class Uses(FastVisitor):
+        def __init__(self):
+            super().__init__()
+            self.total = self.layer_args = 0
+            self.bound = False
+
+        def visit_Name(self, node):
+            if node.value == param:
+                self.total += 1
+
+        def visit_Call(self, node):
+            if (_full_name(up, node.func) or "").startswith("paddle.fluid.layers."):
+                self.layer_args += sum(isinstance(a.value, cst.Name) and a.value.value == param
+                                       and not (a.keyword is not None and a.keyword.value ==
+                                                "learning_rate") for a in node.args)
+
+        def visit_AssignTarget(self, node):
+            if isinstance(node.target, cst.Name) and node.target.value == param:
+                self.bound = True
+
+    uses = Uses()
+    fn.body.visit(uses)
+    return not uses.bound and uses.total > 0 and uses.total == uses.layer_args
 
 
 def _warmup_shift(up, v: _Survey, b):
@@ -1606,6 +1686,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return mapped[0]
     if d.status == "mapping":
         return up.apply_entry(original, updated, entry)  # reports the mapping's reason
+    if d.status == "graph":
+        from upgrader.fixers import lr_graph
+        return lr_graph.graph_value(up, original, updated, entry)
     if d.status == "manual":
         up.report_entry(original, entry, False, manual=d.reason)
         return updated

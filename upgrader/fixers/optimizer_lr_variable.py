@@ -175,10 +175,27 @@ class _Facts(object):
             tree = untouched.parse(up.source)
         except SyntaxError:
             return
+        self.local: Dict[str, Dict[str, list]] = {}  # function -> its own name -> values
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.returns[stmt.name] = [n.value for n in ast.walk(stmt)
                                            if isinstance(n, ast.Return) and n.value is not None]
+                own = self.local[stmt.name] = {}
+                for n in ast.walk(stmt):
+                    if isinstance(n, ast.Assign):
+                        for t in n.targets:
+                            for e in ([t] if isinstance(t, ast.Name) else
+                                      t.elts if isinstance(t, (ast.Tuple, ast.List)) else []):
+                                if isinstance(e, ast.Name):
+                                    own.setdefault(e.id, []).append(
+                                        n.value if e is t else None)
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
+                        own.setdefault(n.target.id, []).append(n.value)
+                    elif isinstance(n, (ast.For, ast.comprehension, ast.withitem)):
+                        target = n.optional_vars if isinstance(n, ast.withitem) else n.target
+                        for e in ast.walk(target) if target is not None else ():
+                            if isinstance(e, ast.Name):
+                                own.setdefault(e.id, []).append(None)
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
@@ -208,9 +225,19 @@ class _Facts(object):
                     self.names.add(name)
                     changed = True
             for name, values in self.returns.items():
-                if name not in self.functions and values and all(self._graph(v) for v in values):
+                if name not in self.functions and values and all(
+                        self._returned_graph(name, v) for v in values):
                     self.functions.add(name)
                     changed = True
+
+    def _returned_graph(self, function: str, node: ast.AST) -> bool:
+        """A return value of ``function``: a name it assigns itself is judged by those
+        assignments (another scope may reuse the name for anything)."""
+        own = self.local.get(function, {})
+        if isinstance(node, ast.Name) and node.id in own:
+            values = own[node.id]
+            return all(v is not None and self._graph(v) for v in values)
+        return self._graph(node)
 
     def graph(self, node: ast.AST) -> bool:
         return self._graph(node)
