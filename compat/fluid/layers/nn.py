@@ -673,6 +673,24 @@ def unique_with_counts(x, dtype="int32"):
     return added("unique_first_order", "_fluid_unique_with_counts")(x, dtype)
 
 
+@_nn("uniform_random_batch_size_like", replacement="paddle.uniform with shape[output_dim_idx] = paddle.shape(input)[input_dim_idx]")
+def uniform_random_batch_size_like(input, shape, dtype="float32", input_dim_idx=0, output_dim_idx=0,
+                                   min=-1.0, max=1.0, seed=0):
+    """The function fix adds (upgrader/fixers/random_batch_size_like.py)."""
+    from compat._added import added
+    return added("random_batch_size_like", "_fluid_uniform_random_batch_size_like")(
+        input, shape, dtype, input_dim_idx, output_dim_idx, min, max, seed)
+
+
+@_nn("gaussian_random_batch_size_like", replacement="paddle.normal with shape[output_dim_idx] = paddle.shape(input)[input_dim_idx]")
+def gaussian_random_batch_size_like(input, shape, input_dim_idx=0, output_dim_idx=0, mean=0.0,
+                                    std=1.0, seed=0, dtype="float32"):
+    """The function fix adds (upgrader/fixers/random_batch_size_like.py)."""
+    from compat._added import added
+    return added("random_batch_size_like", "_fluid_gaussian_random_batch_size_like")(
+        input, shape, input_dim_idx, output_dim_idx, mean, std, seed, dtype)
+
+
 @_nn("fsp_matrix", replacement="paddle.bmm of the flattened maps / (H * W)")
 def fsp_matrix(x, y):
     """The function fix adds (upgrader/fixers/formula_helpers.py): the flow-of-solution-
