@@ -1,6 +1,7 @@
 """PU101 formula-helpers: 1.8 ops that 3.x dropped but that are a short formula of today's
-ops (``rank_loss``, ``soft_relu``, ``fsp_matrix``, ``bpr_loss``) become small functions fix
-adds to the module.
+ops (``rank_loss``, ``soft_relu``, ``fsp_matrix``, ``bpr_loss``), or whose today's
+counterpart computes something else (``cos_sim``), become small functions fix adds to the
+module.
 
 What it does
     ``fluid.layers.rank_loss(label, left, right)`` becomes
@@ -20,7 +21,11 @@ What it does
     - ``bpr_loss``: per row (of the last axis: 1.8 flattened the leading ones), ``-sum
       over j != label of log(sigmoid(input[label] - input[j])) / (C - 1)``, shape [..., 1];
       a term whose ``exp`` overflows counts as ``log(1e20)``, as 1.8's kernel capped an
-      infinite ``exp`` at 1e20 (the gradient is the uncapped one, as 1.8's).
+      infinite ``exp`` at 1e20 (the gradient is the uncapped one, as 1.8's);
+    - ``cos_sim``: inputs flattened to [N, -1] (a one-row Y compared with every row of X),
+      ``sum(x * y) / (|x| * |y|)`` with squared norms floored at 1e-8, shape [N, 1]
+      (``paddle.nn.functional.cosine_similarity`` works along one axis and guards with
+      ``eps`` differently).
 
 Why is this bad?
     The four ops are gone from Paddle 3 (no ``paddle`` API computes them), so the call
@@ -44,17 +49,33 @@ STRUCTURAL = ("formula-helpers",)
 NAMES = {"paddle.fluid.layers.rank_loss": "_fluid_rank_loss",
          "paddle.fluid.layers.soft_relu": "_fluid_soft_relu",
          "paddle.fluid.layers.fsp_matrix": "_fluid_fsp_matrix",
-         "paddle.fluid.layers.bpr_loss": "_fluid_bpr_loss"}
+         "paddle.fluid.layers.bpr_loss": "_fluid_bpr_loss",
+         "paddle.fluid.layers.cos_sim": "_fluid_cos_sim"}
 #: what docs/rules.md and explain show instead of the entry's target
 HELPERS = {"formula-helpers": "_fluid_rank_loss / _fluid_soft_relu / _fluid_fsp_matrix / "
-                              "_fluid_bpr_loss (functions fix adds to the module: 1.8's "
-                              "formula with paddle ops)"}
+                              "_fluid_bpr_loss / _fluid_cos_sim (functions fix adds to the "
+                              "module: 1.8's formula with paddle ops)"}
 
 #: what explain and docs/rules.md show for each entry
 HELPER_OF = {name: f"{fn} (a function fix adds to the module: 1.8's formula with paddle ops)"
              for name, fn in NAMES.items()}
 
 SOURCES = {
+    "_fluid_cos_sim": '''def _fluid_cos_sim(X, Y):
+    """Paddle 1.8's fluid.layers.cos_sim: X and Y flattened to [N, -1] (Y may have one row,
+    compared with every row of X), sum(x * y) / (|x| * |y|) per row, shape [N, 1]; squared
+    norms below 1e-8 count as 1e-8, as 1.8's kernel did (a zero vector gives 0)."""
+    import paddle
+    if len(X.shape) != len(Y.shape):
+        raise ValueError('cos_sim: ranks of X (%d) and Y (%d) must be equal'
+                         % (len(X.shape), len(Y.shape)))
+    x = paddle.reshape(X, [0, -1]) if len(X.shape) != 2 else X
+    y = paddle.reshape(Y, [0, -1]) if len(Y.shape) != 2 else Y
+    dot = paddle.sum(x * y, axis=1, keepdim=True)
+    x_norm = paddle.sqrt(paddle.clip(paddle.sum(x * x, axis=1, keepdim=True), min=1e-8))
+    y_norm = paddle.sqrt(paddle.clip(paddle.sum(y * y, axis=1, keepdim=True), min=1e-8))
+    return dot / (x_norm * y_norm)
+''',
     "_fluid_rank_loss": '''def _fluid_rank_loss(label, left, right, name=None):
     """Paddle 1.8's fluid.layers.rank_loss: log(1 + exp(left - right)) - label * (left -
     right), elementwise (RankNet's loss; gone from Paddle 3)."""

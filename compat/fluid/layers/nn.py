@@ -521,19 +521,11 @@ def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
 
 @_nn("cos_sim", replacement="paddle.nn.functional.cosine_similarity(x, y, axis=1) on 2-D inputs, unsqueezed to [N, 1]")
 def cos_sim(X, Y):
-    """1.x ``cos_sim``: X and Y are flattened to ``[N, -1]`` (Y may have first dim 1, then
-    it is compared with every row of X); the result is ``[N, 1]``. Squared norms below
-    1e-8 count as 1e-8 (1.8's kernel), so a zero vector gives 0."""
-    if len(X.shape) != len(Y.shape):
-        raise ValueError("cos_sim: ranks of X (%d) and Y (%d) must be equal"
-                         % (len(X.shape), len(Y.shape)))
-    x = paddle.reshape(X, [0, -1]) if len(X.shape) != 2 else X
-    y = paddle.reshape(Y, [0, -1]) if len(Y.shape) != 2 else Y
-    eps = 1e-8
-    xy = paddle.sum(x * y, axis=1, keepdim=True)
-    xn = paddle.sqrt(paddle.clip(paddle.sum(x * x, axis=1, keepdim=True), min=eps))
-    yn = paddle.sqrt(paddle.clip(paddle.sum(y * y, axis=1, keepdim=True), min=eps))
-    return xy / (xn * yn)
+    """The function fix adds (upgrader/fixers/formula_helpers.py): X and Y flattened to
+    ``[N, -1]`` (Y may have first dim 1), ``[N, 1]`` similarities, squared norms floored at
+    1e-8 as 1.8's kernel did."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_cos_sim")(X, Y)
 
 
 @_nn("swish", replacement="paddle.nn.functional.swish")
