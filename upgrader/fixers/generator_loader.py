@@ -103,6 +103,7 @@ HELPER_SOURCE = '''class _FluidGeneratorLoader(object):
         self._return_list = return_list or self._dynamic
         self._reader = None
         self._batches = None
+        self._program = None if self._dynamic else paddle.static.default_main_program()
 
     def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
         return self.set_sample_list_generator(paddle.batch(reader, batch_size, drop_last), places)
@@ -160,6 +161,12 @@ HELPER_SOURCE = '''class _FluidGeneratorLoader(object):
             return next(self._batches)[0]
         except StopIteration:
             self._batches = None
+            if getattr(self._program, '_fluid_decay_step', None) is not None:
+                # 1.8 ran the program's step-counter increment before the read that met
+                # the end of the data (_fluid_decay_step_counter): that run advanced it
+                import numpy
+                counter = paddle.static.global_scope().find_var('@LR_DECAY_COUNTER@').get_tensor()
+                counter.set(numpy.array(counter) + 1, paddle.CPUPlace())
             raise _FluidGeneratorLoader.EOFException('There is no next data.')
 '''
 
