@@ -197,6 +197,9 @@ def _why_manual(up, node: cst.With, blocks) -> Optional[str]:
     if outside:
         return (f"`{outside[0]}`, which a block assigns, is read outside the Switch (the blocks "
                 f"become functions, their names locals)")
+    name = node.items[0].asname.name.value
+    if name in loads.loads:
+        return f"the Switch object `{name}` is used outside its statement"
     return None
 
 
