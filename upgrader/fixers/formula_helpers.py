@@ -22,6 +22,9 @@ What it does
       over j != label of log(sigmoid(input[label] - input[j])) / (C - 1)``, shape [..., 1];
       a term whose ``exp`` overflows counts as ``log(1e20)``, as 1.8's kernel capped an
       infinite ``exp`` at 1e20 (the gradient is the uncapped one, as 1.8's);
+    - ``mul``: ``x`` flattened to 2-D at ``x_num_col_dims``, ``y`` at ``y_num_col_dims``,
+      multiplied, shaped ``x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:]``
+      (``paddle.matmul`` treats a ``y`` of rank > 2 as a batch of matrices);
     - ``cos_sim``: inputs flattened to [N, -1] (a one-row Y compared with every row of X),
       ``sum(x * y) / (|x| * |y|)`` with squared norms floored at 1e-8, shape [N, 1]
       (``paddle.nn.functional.cosine_similarity`` works along one axis and guards with
@@ -50,10 +53,11 @@ NAMES = {"paddle.fluid.layers.rank_loss": "_fluid_rank_loss",
          "paddle.fluid.layers.soft_relu": "_fluid_soft_relu",
          "paddle.fluid.layers.fsp_matrix": "_fluid_fsp_matrix",
          "paddle.fluid.layers.bpr_loss": "_fluid_bpr_loss",
-         "paddle.fluid.layers.cos_sim": "_fluid_cos_sim"}
+         "paddle.fluid.layers.cos_sim": "_fluid_cos_sim",
+         "paddle.fluid.layers.mul": "_fluid_mul"}
 #: what docs/rules.md and explain show instead of the entry's target
 HELPERS = {"formula-helpers": "_fluid_rank_loss / _fluid_soft_relu / _fluid_fsp_matrix / "
-                              "_fluid_bpr_loss / _fluid_cos_sim (functions fix adds to the "
+                              "_fluid_bpr_loss / _fluid_cos_sim / _fluid_mul (functions fix adds to the "
                               "module: 1.8's formula with paddle ops)"}
 
 #: what explain and docs/rules.md show for each entry
@@ -61,6 +65,29 @@ HELPER_OF = {name: f"{fn} (a function fix adds to the module: 1.8's formula with
              for name, fn in NAMES.items()}
 
 SOURCES = {
+    "_fluid_mul": '''def _fluid_mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
+    """Paddle 1.8's fluid.layers.mul: x flattened to 2-D at x_num_col_dims, y at
+    y_num_col_dims, multiplied; the result has the shape x.shape[:x_num_col_dims] +
+    y.shape[y_num_col_dims:]."""
+    import paddle
+    y_shape = list(y.shape)
+    rows = cols = 1
+    for d in y_shape[:y_num_col_dims]:
+        rows *= d
+    for d in y_shape[y_num_col_dims:]:
+        cols *= d
+    y2 = y if len(y_shape) == 2 and y_num_col_dims == 1 else paddle.reshape(y, [rows, cols])
+    rank = len(x.shape)
+    if rank > x_num_col_dims + 1:
+        x = paddle.flatten(x, start_axis=x_num_col_dims)
+    elif rank < x_num_col_dims + 1:
+        x = paddle.unsqueeze(x, list(range(rank, x_num_col_dims + 1)))
+    out = paddle.matmul(x, y2)
+    tail = y_shape[y_num_col_dims:]
+    if len(tail) != 1:
+        out = paddle.reshape(out, [0] * x_num_col_dims + tail)
+    return out
+''',
     "_fluid_cos_sim": '''def _fluid_cos_sim(X, Y):
     """Paddle 1.8's fluid.layers.cos_sim: X and Y flattened to [N, -1] (Y may have one row,
     compared with every row of X), sum(x * y) / (|x| * |y|) per row, shape [N, 1]; squared

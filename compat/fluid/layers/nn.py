@@ -508,15 +508,11 @@ reduce_min = _reduce_extreme("min", paddle.min)
 
 @_nn("mul", replacement="paddle.matmul on paddle.flatten'ed inputs")
 def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
-    """1.x ``mul``: X flattened to 2-D at ``x_num_col_dims``, Y at ``y_num_col_dims``; the
-    result has shape ``X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:]``."""
-    ys = shape_of(y)
-    y2 = paddle.reshape(y, [prod(ys[:y_num_col_dims]), prod(ys[y_num_col_dims:])])
-    out = _matmul_flat(x, y2, x_num_col_dims)
-    tail = ys[y_num_col_dims:]
-    if len(tail) != 1:
-        out = paddle.reshape(out, [0] * x_num_col_dims + tail)
-    return out
+    """The function fix adds (upgrader/fixers/formula_helpers.py): X flattened to 2-D at
+    ``x_num_col_dims``, Y at ``y_num_col_dims``; the result has shape
+    ``X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:]``."""
+    from compat._added import added
+    return added("formula_helpers", "_fluid_mul")(x, y, x_num_col_dims, y_num_col_dims, name)
 
 
 @_nn("cos_sim", replacement="paddle.nn.functional.cosine_similarity(x, y, axis=1) on 2-D inputs, unsqueezed to [N, 1]")
