@@ -992,7 +992,7 @@ class Upgrader(FastTransformer):
         self.report_entry(original, entry, True)
         node = mapped[0]
         if entry.name in fixers.AFTER_APPLY:
-            node = fixers.AFTER_APPLY[entry.name](self, original, node)
+            node = fixers.AFTER_APPLY[entry.name](self, original, node, entry)
         return self._grouped(node)
 
     # ------------------------------------------------------------ precedence

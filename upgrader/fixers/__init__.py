@@ -208,7 +208,7 @@ SAFE_ARGS: Dict[str, Callable] = {}
 # legacy name -> manual_reason(upgrader, call, entry): why this call of a rule has no
 # faithful rewrite in this module (a module lists the names in MANUAL_WHEN), or None
 MANUAL_CHECKS: Dict[str, Callable] = {}
-# legacy name -> after_apply(upgrader, original call, rewritten call) -> the call's final
+# legacy name -> after_apply(upgrader, original call, rewritten call, entry) -> the call's final
 # form, after the entry's own mapping (a module lists the names in AFTER_APPLY_WHEN)
 AFTER_APPLY: Dict[str, Callable] = {}
 MODULES = {}

@@ -55,12 +55,9 @@ SOURCES = {
 }
 
 
-def after_apply(up, original: cst.Call, node):
+def after_apply(up, original: cst.Call, node, entry):
     """The rewritten call with today's op replaced by the function fix adds."""
     from upgrader.fixers import helper_state, need_helper
-    entry = up.entry_for(up.resolve_dotted(original.func))
-    if entry is None or entry.name not in NAMES:
-        return node
     target, name = NAMES[entry.name]
     if helper_state(up, name, SOURCES[name]) == "conflict":
         return node

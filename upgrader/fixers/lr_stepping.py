@@ -1526,10 +1526,10 @@ COUNTED = "_FluidProgramDecay"
 COUNTED_SOURCE = f'''class {COUNTED}(paddle.optimizer.lr.LRScheduler):
     """Paddle 1.8's static learning-rate decays (fluid.layers.exponential_decay, ...): the
     rate was computed in the program from a step counter, @LR_DECAY_COUNTER@, a persistable
-    variable that every run of the program advanced (zero from the startup program, one
-    per program, shared by the programs run in one scope). This adds that counter to the
-    current program and gives the optimizer the wrapped scheduler's rate at the counter's
-    value: the executor asks for the rate before each run, so no step() call is needed,
+    variable that every run of the program advanced (one per program, shared by the
+    programs run in one scope). This adds that counter to the current program
+    (_fluid_decay_step_counter) and gives the optimizer the wrapped scheduler's rate at the
+    count of the next run: the executor asks for the rate before each run, so no step() is needed,
     wherever the program is run. The rates of the other such decays are refreshed at the
     same time (the executor asks only the last minimized optimizer of a program)."""
     _decays = []
@@ -1539,13 +1539,7 @@ COUNTED_SOURCE = f'''class {COUNTED}(paddle.optimizer.lr.LRScheduler):
         if paddle.in_dynamic_mode():
             raise RuntimeError('1.8 learning-rate decays in dynamic mode advanced on every '
                                'minimize(): call step() of the scheduler after each minimize()')
-        program = paddle.static.default_main_program()
-        if getattr(program, '_fluid_lr_decay_counter', None) is None:
-            counter = paddle.pir.core.create_persistable_value(
-                'int64', [1], '@LR_DECAY_COUNTER@',
-                initializer=paddle.nn.initializer.Constant(0))
-            paddle.assign(counter + 1, output=counter)
-            program._fluid_lr_decay_counter = counter
+        _fluid_decay_step_counter()
         self.scheduler = scheduler
         self._first = scheduler.last_epoch
         super().__init__(scheduler.base_lr)
@@ -1557,10 +1551,10 @@ COUNTED_SOURCE = f'''class {COUNTED}(paddle.optimizer.lr.LRScheduler):
     def _counted(self, scope):
         import numpy as np
         var = scope.find_var('@LR_DECAY_COUNTER@')
-        runs = 0
+        step = 0  # the count the next run reads: the counter after its increment
         if var is not None and var.get_tensor()._is_initialized():
-            runs = int(np.array(var.get_tensor()).reshape(-1)[0])
-        self.scheduler.step(self._first + runs)
+            step = int(np.array(var.get_tensor()).reshape(-1)[0]) + 1
+        self.scheduler.step(self._first + step)
         return self.scheduler()
 
     def __call__(self):
@@ -1712,8 +1706,9 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     from upgrader.fixers import static_mode
     static_mode.note_applied(up, entry)
     if getattr(d, "counted", False):
-        from upgrader.fixers import need_helper
+        from upgrader.fixers import lr_graph, need_helper
         need_helper(up, COUNTED)
+        need_helper(up, lr_graph.COUNTER)  # the counter it builds on
         up.needed_imports.add("paddle")
         up.report(original, entry.code, f"`{entry.short}` → `{COUNTED}({entry.target}(...))` "
                   "(a class fix adds to the module: 1.8's step counter in the program, "

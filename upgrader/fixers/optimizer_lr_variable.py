@@ -101,7 +101,7 @@ SOURCE = f'''def {NAME}(optimizer, learning_rate):
 '''
 
 
-def after_apply(up, original: cst.Call, node):
+def after_apply(up, original: cst.Call, node, entry):
     """``<optimizer>(learning_rate=<graph value>, ...)`` →
     ``_fluid_graph_lr(<optimizer>(learning_rate=0.0, ...), <graph value>)``."""
     if id(original) not in up.__dict__.get("_graph_lr_calls", ()) or not isinstance(node, cst.Call):

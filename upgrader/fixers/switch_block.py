@@ -79,12 +79,10 @@ def _blocks(node: cst.With):
             return "its body holds statements other than `with <switch>.case(...)` / `.default()` blocks"
         call = stmt.items[0].item
         method = call.func.attr.value
-        if method == "case" and len(call.args) == 1 and call.args[0].keyword in (None,) \
-                and not call.args[0].star:
-            out.append((call.args[0].value, stmt))
-        elif method == "case" and len(call.args) == 1 and call.args[0].keyword is not None \
-                and call.args[0].keyword.value == "condition":
-            out.append((call.args[0].value, stmt))
+        arg = call.args[0] if len(call.args) == 1 else None
+        if method == "case" and arg is not None and not arg.star and (
+                arg.keyword is None or arg.keyword.value == "condition"):
+            out.append((arg.value, stmt))
         elif method == "default" and not call.args:
             out.append((None, stmt))
         else:
