@@ -257,8 +257,14 @@ def rewrite(up, original: cst.With, updated: cst.With):
                 keyword=cst.Name("default"),
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace("")))])
-    stmts.append(cst.SimpleStatementLine(body=[cst.Expr(case)]))
-    stmts[0] = stmts[0].with_changes(leading_lines=list(original.leading_lines) + list(stmts[0].leading_lines))
+    # comments after the last block (the Switch body's footer) go above the case call, a
+    # comment on the `with Switch() as s:` line above the first function
+    stmts.append(cst.SimpleStatementLine(body=[cst.Expr(case)],
+                                         leading_lines=list(updated.body.footer)))
+    header = updated.body.header.comment
+    own = [cst.EmptyLine(comment=header)] if header is not None else []
+    stmts[0] = stmts[0].with_changes(
+        leading_lines=list(original.leading_lines) + own + list(stmts[0].leading_lines))
     up.needed_imports.add("paddle")
     entry = up.entry_for(up.resolve_dotted(original.items[0].item.func))
     up.report(original, CODE, "`with fluid.layers.Switch()` → its blocks as functions and "
