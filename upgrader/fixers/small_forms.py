@@ -4,7 +4,7 @@ What it does
     ``no_grad``: ``fluid.dygraph.no_grad()`` → ``paddle.no_grad()``; ``no_grad(fn)`` →
     ``paddle.no_grad()(fn)``; the bare decorator ``@fluid.dygraph.no_grad`` →
     ``@paddle.no_grad()`` (bare decorators of any entry follow the entry's ``decorator``
-    key). ``PRelu(mode, channel)`` → ``paddle.nn.PReLU(num_parameters=1 | channel)``.
+    key).
     ``CompiledProgram(prog[, build_strategy])[.with_data_parallel(...)]`` → ``prog``.
     ``fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx,
     output_dim_idx)`` with a literal shape list → ``paddle.full(shape=[...], fill_value=value,
@@ -21,7 +21,7 @@ What it does
 
 Why is this bad?
     ``paddle.no_grad`` is a class today: the bare decorator raises TypeError.
-    ``PReLU`` counts parameters instead of naming a mode. ``CompiledProgram`` rejects the
+    ``CompiledProgram`` rejects the
     PIR programs Paddle 3 builds by default and has no ``with_data_parallel``.
     ``fill_constant_batch_size_like`` is gone; ``paddle.full`` takes a shape list holding a
     tensor, so the batch size is read from the input when the program runs, as 1.8 did.
@@ -34,8 +34,8 @@ Example
     → ``exe.run(main, ...)``.
 
 Fix safety
-    Safe (each entry's example, proven on 1.8.5 in both modes). ``PRelu(mode='element')``
-    and non-literal modes are manual; so is ``fill_constant_batch_size_like`` with a shape
+    Safe (each entry's example, proven on 1.8.5 in both modes). Manual:
+    ``fill_constant_batch_size_like`` with a shape
     that is not a literal list, non-literal indices, ``force_cpu=True``, or a non-literal
     element at ``output_dim_idx`` (1.8 evaluated and ignored it); and ``cumsum`` with
     non-literal flags or axis, or an exclusive sum of an expression that is not a name or
@@ -61,7 +61,7 @@ from upgrader.rulebook import ArgSpec
 from upgrader.fixers import bound_or_report
 
 CODE = "PU209"
-STRUCTURAL = ("no-grad-decorator", "prelu-mode", "compiled-program", "fill-batch-size-like",
+STRUCTURAL = ("no-grad-decorator", "compiled-program", "fill-batch-size-like",
               "cumsum-flags", "flatten-axis", "adaptive-pool-type", "increment-copy",
               "initializer-uniform")
 
@@ -93,8 +93,6 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         up.report(original, entry.code, f"`{entry.short}` → `paddle.no_grad()`", entry.name,
                   "paddle.no_grad", "safe", applied=True)
         return new
-    if entry.structural == "prelu-mode":
-        return _prelu(up, original, updated, entry, bound)
     if entry.structural == "fill-batch-size-like":
         return _fill_batch_like(up, original, updated, entry, bound)
     return _compiled(up, original, updated, entry, bound)
@@ -256,33 +254,6 @@ def _names_in(node):
     if isinstance(node, cst.Name):
         out.append(node)
     return out
-
-
-def _prelu(up, original, updated, entry, bound):
-    mode = code_of(bound.values["mode"].value)
-    kind, value = literal(mode)
-    if kind != "ok" or value not in ("all", "channel"):
-        up.report_entry(original, entry, False, manual=(
-            f"mode={mode} has no modern layer; keep a weight of the input's per-sample shape and "
-            "call paddle.nn.functional.prelu"))
-        return updated
-    if value == "all":
-        n = cst.Integer("1")
-    else:
-        ch = bound.values.get("channel")
-        if ch is None:
-            up.report_entry(original, entry, False, manual="mode='channel' without channel")
-            return updated
-        n = ch.value
-    dtype = bound.values.get("dtype")
-    if dtype is not None and literal(code_of(dtype.value)) != ("ok", "float32"):
-        up.report_entry(original, entry, False, manual="non-float32 dtype: set it with paddle.set_default_dtype")
-        return updated
-    args = [keyword_arg("num_parameters", n)]
-    if "param_attr" in bound.values:
-        args.append(keyword_arg("weight_attr", bound.values["param_attr"].value))
-    up.report_entry(original, entry, True)
-    return updated.with_changes(func=cst.parse_expression(entry.target), args=args)
 
 
 MULTI_DEVICE = (

@@ -12,6 +12,7 @@ import paddle.nn.initializer as I
 from paddle import _C_ops
 
 from compat import _lazy
+from compat._added import added
 from compat._runtime import legacy
 from compat._wrap import apply_act
 from compat.fluid.dygraph.layers import Layer
@@ -292,42 +293,17 @@ class GroupNorm(Layer):
 
 
 @_d("InstanceNorm", replacement="paddle.nn.InstanceNorm2D")
-class InstanceNorm(Layer):
-    def __init__(self, num_channels, epsilon=1e-05, param_attr=None, bias_attr=None,
-                 dtype="float32"):
-        super().__init__()
-        self._epsilon = epsilon
-        self.scale = self.create_parameter(attr=param_attr, shape=[num_channels], dtype=dtype,
-                                           default_initializer=I.Constant(1.0))
-        self.bias = self.create_parameter(attr=bias_attr, shape=[num_channels], dtype=dtype,
-                                          is_bias=True)
-
-    def forward(self, input):
-        scale, bias = _norm_affine(self.scale, self.bias)
-        return F.instance_norm(input, weight=scale, bias=bias, eps=self._epsilon)
+class InstanceNorm(added("dygraph_norm_prelu", "_FluidInstanceNorm"), Layer):
+    """fix's _FluidInstanceNorm (1.8's scale and bias, any rank, the normalisation with
+    paddle ops: today's instance_norm backward drops both affine gradients when one is
+    frozen) as a compat Layer."""
 
 
 @_d("PRelu", replacement="paddle.nn.PReLU")
-class PRelu(Layer):
-    """1.x parameter layout: ``weight`` is ``[1]`` (all), ``[1, C, 1, 1]`` (channel) or
-    ``[1] + input_shape[1:]`` (element), named ``prelu_N.w_0``, so 1.8 state dicts load."""
-
-    def __init__(self, mode, channel=None, input_shape=None, param_attr=None, dtype="float32"):
-        super().__init__(name_scope="prelu")
-        self._mode = mode
-        if mode == "all":
-            shape = [1]
-        elif mode == "channel":
-            shape = [1, channel, 1, 1]
-        elif mode == "element":
-            shape = [1] + list(input_shape)[1:]
-        else:
-            raise ValueError("mode should be one of all, channel, element.")
-        self.weight = self.create_parameter(attr=param_attr, shape=shape, dtype=dtype,
-                                            default_initializer=I.Constant(0.25))
-
-    def forward(self, input):
-        return _L._prelu(input, self.weight, self._mode)
+class PRelu(added("dygraph_norm_prelu", "_FluidPRelu"), Layer):
+    """fix's _FluidPRelu (1.x parameter layout: ``weight`` is ``[1]`` (all),
+    ``[1, C, 1, 1]`` (channel) or ``[1] + input_shape[1:]`` (element), named
+    ``prelu_N.w_0``, initialised to 1.0 as 1.8.5's dygraph layer) as a compat Layer."""
 
 
 @_d("BilinearTensorProduct", replacement="paddle.nn.Bilinear (+ explicit activation)")
