@@ -82,11 +82,12 @@ def bpr_loss(input, label, name=None):
 
 
 @legacy("paddle.fluid.layers.edit_distance", "paddle.fluid.layers.loss.edit_distance",
-        replacement="the edit_distance op (paddle._C_ops.edit_distance) on padded batches")
+        replacement="the Levenshtein dynamic program with paddle ops on padded batches")
 def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
                   label_length=None):
     """Padded batches with ``input_length``/``label_length`` (the form today's tensors
-    have): the same op, ``(distance [batch, 1] float32, sequence_num [1] int64)``."""
+    have): the function fix adds (upgrader/fixers/ctc_edit_distance.py), ``(distance
+    [batch, 1] float32, sequence_num [1] int64)`` in both modes."""
     if ignored_tokens:
         raise manual_error("paddle.fluid.layers.edit_distance",
                            "ignored_tokens erased tokens from LoD sequences (sequence_erase); "
@@ -95,10 +96,9 @@ def edit_distance(input, label, normalized=True, ignored_tokens=None, input_leng
         raise manual_error("paddle.fluid.layers.edit_distance",
                            "without input_length/label_length the sequences came from LoD, "
                            "which today's tensors do not have: pass padded batches with lengths")
-    from paddle import _C_ops
-    sequence_num, distance = _C_ops.edit_distance(input, label, input_length, label_length,
-                                                  normalized)
-    return distance, sequence_num
+    from compat._added import added
+    return added("ctc_edit_distance", "_fluid_edit_distance")(
+        input, label, normalized, None, input_length, label_length)
 
 
 @legacy("paddle.fluid.layers.teacher_student_sigmoid_loss",

@@ -844,23 +844,21 @@ def shuffle_channel(x, group, name=None):
     return out.detach() + (q - q.detach())
 
 
-@_nn("ctc_greedy_decoder", replacement="argmax over the classes + the ctc_align op (merge "
-     "repeats, drop the blank) on padded batches with lengths")
+@_nn("ctc_greedy_decoder", replacement="argmax over the classes, then repeats merged and "
+     "blanks dropped with paddle ops on padded batches with lengths")
 def ctc_greedy_decoder(input, blank, input_length=None, padding_value=0, name=None):
-    """1.8's padded mode (``input`` [batch, T, classes], ``input_length`` [batch, 1] int64):
-    the best class per step (1.8's topk(k=1): the first of tied maxima, as argmax), then
-    the ctc_align op 1.8 ran: repeats merged, blanks dropped, each row padded with
-    ``padding_value``; returns ``(output [batch, T] int64, output_length [batch, 1] int64)``.
-    The LoD mode (no ``input_length``) has no counterpart."""
+    """1.8's padded mode (``input`` [batch, T, classes], ``input_length`` [batch, 1] int64)
+    through the function fix adds (upgrader/fixers/ctc_edit_distance.py): the best class
+    per step (the first of tied maxima, as 1.8's topk(k=1)), repeats merged, blanks
+    dropped, each row padded with ``padding_value``; returns ``(output [batch, T] int64,
+    output_length [batch, 1] int64)``. The LoD mode (no ``input_length``) has no
+    counterpart."""
     if input_length is None:
         from compat._runtime import manual_error
         raise manual_error("paddle.fluid.layers.ctc_greedy_decoder",
                            "without input_length the sequences came from LoD, which today's "
                            "tensors do not have: pass a padded [batch, T, classes] input and "
                            "its lengths [batch, 1]")
-    from paddle import _C_ops
-    ids = paddle.argmax(input, axis=-1)
-    if input_length.dtype != paddle.int64:
-        input_length = paddle.cast(input_length, "int64")
-    output, length = _C_ops.ctc_align(ids, input_length, int(blank), True, int(padding_value))
-    return output, length
+    from compat._added import added
+    return added("ctc_edit_distance", "_fluid_ctc_greedy_decoder")(
+        input, blank, input_length, padding_value)
