@@ -62,9 +62,9 @@ endif
 test-fast: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
 
-goldens: legacy-venv legacy20-venv goldens-programs goldens-rules
+goldens: legacy-venv legacy20-venv goldens-programs goldens-rules goldens-init
 
-verify-goldens: legacy-venv legacy20-venv verify-goldens-programs verify-goldens-rules
+verify-goldens: legacy-venv legacy20-venv verify-goldens-programs verify-goldens-rules verify-goldens-init
 
 docs: venv
 	$(BIN)/python tools/gen_rules_doc.py
