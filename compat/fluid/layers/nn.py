@@ -361,30 +361,15 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
     return F.instance_norm(input, weight=w, bias=b, eps=epsilon)
 
 
-def _prelu(x, w, mode):
-    """1.x prelu with the 1.x alpha layout (``[1]``, ``[1, C, 1, 1]``, ``[1] + x.shape[1:]``):
-    ``x`` where ``x > 0``, else ``alpha * x`` (gradients as 1.x's kernel). Not
-    ``F.prelu``: its backward crashes today when ``x`` needs no gradient."""
-    if mode == "channel" and len(x.shape) != 4:
-        w = paddle.reshape(w, [1, -1] + [1] * (len(x.shape) - 2))
-    return paddle.where(x > 0, x, x * w)
-
-
 @_nn("prelu", replacement="paddle.nn.PReLU / paddle.nn.functional.prelu")
 def prelu(x, mode, param_attr=None, name=None):
-    """The alpha parameter has 1.x's shape: ``[1]`` (all), ``[1, C, 1, 1]`` (channel),
-    ``[1] + x.shape[1:]`` (element)."""
-    prefix = layer_name("prelu", name)
-    if mode == "all":
-        shape = [1]
-    elif mode == "channel":
-        shape = [1, int(x.shape[1]), 1, 1]
-    elif mode == "element":
-        shape = [1] + shape_of(x)[1:]
-    else:
-        raise ValueError("mode should be one of all, channel, element.")
-    w = create_parameter(prefix, "w", shape, x.dtype, param_attr, default_initializer=I.Constant(0.25))
-    return _prelu(x, w, mode)
+    """The function fix adds (upgrader/fixers/fluid_layer_helpers.py): a float32 alpha
+    ``<name or prelu_<n>>.w_0`` of 1.x's shape, ``[1]`` (all), ``[1, C, 1, 1]`` (channel),
+    ``[1] + x.shape[1:]`` (element), Constant 0.25 by default; ``x`` where ``x > 0``, else
+    ``alpha * x``. Not ``F.prelu``: its backward crashes today when ``x`` needs no
+    gradient."""
+    from compat._added import added
+    return added("fluid_layer_helpers", "_fluid_prelu")(x, mode, param_attr, name)
 
 
 # -- elementwise ops with 1.x axis broadcasting -----------------------------------------
@@ -543,19 +528,11 @@ def l2_normalize(x, axis, epsilon=1e-12, name=None):
 
 @_nn("pad_constant_like", replacement="paddle.nn.functional.pad(y, [0, x.shape[i] - y.shape[i] for each axis], value=pad_value)")
 def pad_constant_like(x, y, pad_value=0.0, name=None):
-    """Pads y at the end of every axis up to x's shape (an axis whose size a static
-    program does not know is extended by concatenating a block of pad_value)."""
-    xs, ys = list(x.shape), list(y.shape)
-    pads = []
-    for a, b in zip(xs, ys):
-        pads += [0, a - b if a >= 0 and b >= 0 else 0]
-    out = F.pad(y, pads, mode="constant", value=pad_value) if any(pads) else y
-    for i, (a, b) in enumerate(zip(xs, ys)):
-        if a < 0 or b < 0:
-            shape = [paddle.shape(out)[j] for j in range(len(ys))]
-            shape[i] = paddle.shape(x)[i] - paddle.shape(y)[i]
-            out = paddle.concat([out, paddle.full(shape, pad_value, y.dtype)], axis=i)
-    return out
+    """The function fix adds (upgrader/fixers/fluid_layer_helpers.py): y padded with
+    pad_value at the end of every axis up to x's shape (an axis whose size a static program
+    does not know is extended by concatenating a block of pad_value)."""
+    from compat._added import added
+    return added("fluid_layer_helpers", "_fluid_pad_constant_like")(x, y, pad_value, name)
 
 
 @_nn("scatter", replacement="paddle.scatter")
@@ -569,15 +546,11 @@ def scatter(input, index, updates, name=None, overwrite=True):
 
 @_nn("one_hot", replacement="paddle.nn.functional.one_hot on ids squeezed on their last axis")
 def one_hot(input, depth, allow_out_of_range=False):
-    """1.8's one_hot v1: the trailing size-1 axis is replaced by depth; with
-    allow_out_of_range an id outside [0, depth) gives an all-zero row."""
-    ids = paddle.squeeze(input, axis=-1)
-    if not allow_out_of_range:
-        return F.one_hot(ids, depth)
-    limit = paddle.cast(depth, ids.dtype) if isinstance(depth, (paddle.Tensor, paddle.pir.Value)) else depth
-    ok = paddle.logical_and(ids >= 0, ids < limit)
-    out = F.one_hot(paddle.where(ok, ids, paddle.zeros_like(ids)), depth)
-    return out * paddle.unsqueeze(paddle.cast(ok, out.dtype), -1)
+    """The function fix adds (upgrader/fixers/fluid_layer_helpers.py), 1.8's one_hot v1:
+    the trailing size-1 axis is replaced by depth; with allow_out_of_range an id outside
+    [0, depth) gives an all-zero row."""
+    from compat._added import added
+    return added("fluid_layer_helpers", "_fluid_one_hot")(input, depth, allow_out_of_range)
 
 
 _rule_reshape = None

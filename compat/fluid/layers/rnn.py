@@ -22,17 +22,14 @@ def _no_grad(x):
         replacement="paddle.nn.LSTMCell (its own weights and gate layout, no forget_bias)")
 def lstm_unit(x_t, hidden_t_prev, cell_t_prev, forget_bias=0.0, param_attr=None, bias_attr=None,
               name=None):
-    """1.8.5's lstm_unit: an ``fc`` layer (named ``fc_<n>``, weight [D + H, 4H]) over
+    """The function fix adds (upgrader/fixers/fluid_layer_helpers.py), 1.8.5's lstm_unit:
+    an ``fc`` layer (``fc_<n>.w_0`` [D + H, 4H], ``fc_<n>.b_0`` [4H]) over
     ``concat([x_t, hidden_t_prev], 1)``, then the lstm_unit op on its four H-wide slices
     i, f, o, g: ``c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g)``,
     ``h = sigmoid(o) * tanh(c)``; returns ``(h, c)``."""
-    from compat.fluid.layers.nn import fc
-    size = int(cell_t_prev.shape[1])
-    gates = fc(paddle.concat([x_t, hidden_t_prev], axis=1), size=4 * size,
-               param_attr=param_attr, bias_attr=paddle.ParamAttr() if bias_attr is None else bias_attr)
-    i, f, o, g = paddle.split(gates, 4, axis=1)
-    c = F.sigmoid(f + forget_bias) * cell_t_prev + F.sigmoid(i) * paddle.tanh(g)
-    return F.sigmoid(o) * paddle.tanh(c), c
+    from compat._added import added
+    return added("fluid_layer_helpers", "_fluid_lstm_unit")(
+        x_t, hidden_t_prev, cell_t_prev, forget_bias, param_attr, bias_attr, name)
 
 
 @legacy("paddle.fluid.layers.gru_unit", "paddle.fluid.layers.rnn.gru_unit",
