@@ -1,6 +1,8 @@
-"""Default parameter initialisation: the layers and initializers of
-fixtures/init_defaults/legacy_init.py draw their initial values from the same
-distributions as on Paddle 1.8.5, upgraded by `fix` and run through compat.
+"""Default parameter initialisation and random ops: the layers and initializers of
+fixtures/init_defaults/legacy_init.py draw their initial values, and its random ops
+(uniform_random, gaussian_random, randint, randperm, the dropouts, with their defaults)
+their outputs, from the same distributions as on Paddle 1.8.5, upgraded by `fix` and run
+through compat.
 
 Random draws differ between engines, so the golden (fixtures/goldens/init_defaults.json,
 `tools/record_init_goldens.py` on 1.8.5) holds each parameter's shape and statistics and
@@ -8,8 +10,8 @@ tests/init_compare.py compares distributions: the same shapes and parameter coun
 same constants, the same kind of draw (uniform or normal) with the same mean and spread
 (within what two generators' draws of that size do) and, for uniform draws, the same
 bound (3%). The program is seeded, so each engine's run is the same every time. A default such as
-1.8.5's dygraph PRelu starting at 1.0 (0.25 today) or a Xavier fan computed on other axes
-fails here, which no value-comparing proof with deterministic initialisers can see.
+1.8.5's dygraph PRelu starting at 1.0 (0.25 today), a Xavier fan computed on other axes
+or a dropout keeping p instead of 1 - p fails here, which no value-comparing proof with deterministic initialisers can see.
 """
 import json
 import os
@@ -44,10 +46,12 @@ def _run(args, cwd):
 
 
 def test_golden_covers_the_program():
-    cases = {line.split("'")[1] for line in Path(PROGRAM).read_text().splitlines()
-             if line.startswith(("dygraph_case('", "static_case('"))}
+    lines = Path(PROGRAM).read_text().splitlines()
+    cases = {line.split("'")[1] for line in lines if line.startswith(("dygraph_case('", "static_case('"))}
+    cases |= {mode + line.split("'")[1] for line in lines if line.startswith("random_case('")
+              for mode in ("dy_", "st_")}
     assert cases <= set(GOLDEN), sorted(cases - set(GOLDEN))
-    assert len(GOLDEN) >= 50
+    assert len(GOLDEN) >= 75
 
 
 def test_upgraded_program_draws_like_1_8_5(tmp_path):
