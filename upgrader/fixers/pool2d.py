@@ -26,15 +26,18 @@ Fix safety
     ``(MaxPool2D(...) if pool_type == 'max' else AvgPool2D(...))``, each branch mapped as
     for its literal, so the value at run time picks the class as 1.8 did (1.8 raised for a
     pool_type other than 'max'/'avg', where the conditional takes the average branch).
-    Any other expression is left for a manual rewrite. Average pooling with ``ceil_mode`` set (or not a literal) and
-    ``exclusive=False`` is manual too: 1.8 divided the ceil-extended last window by the
-    full kernel size, today's ``avg_pool2d`` by its clipped size. ``use_cudnn`` has no effect on results and is dropped.
+    Any other expression is left for a manual rewrite. Average pooling with
+    ``exclusive=False`` where a window may reach past the padding (``ceil_mode``, an
+    asymmetric or ``'SAME'`` padding) becomes ``_fluid_avg_pool`` / ``_FluidAvgPool2D``,
+    code fix adds (PU101 avg-pool-helper): 1.8 divided such windows by the full kernel
+    size, today's ``avg_pool2d`` by their clipped size. ``use_cudnn`` has no effect on
+    results and is dropped.
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from upgrader.fixers import static_mode
+from upgrader.fixers import avg_pool, static_mode
 
 from upgrader.args import Manual, bind, code_of, keyword_arg, literal
 
@@ -115,16 +118,11 @@ def plan(entry, call: cst.Call):
         size, size_src = _value(bound, entry, "pool_size")
         if literal(size_src) == ("ok", -1):
             return Manual("pool_size=-1 is only valid with global_pooling=True")
-        if t == "avg":
-            ceil = literal(_value(bound, entry, "ceil_mode")[1])
-            exclusive = literal(_value(bound, entry, "exclusive")[1])
-            if ceil != ("ok", False) and exclusive != ("ok", True):
-                return Manual(
-                    "average pooling with ceil_mode and exclusive=False: 1.8 divided every window by "
-                    f"the full kernel size, today's avg_pool{dims.lower()} divides the last, "
-                    "ceil-extended window by its clipped size (checked on 1.8.5 and 3.3.1); pad by "
-                    f"hand, e.g. avg_pool{dims.lower()}(F.pad(x, [p, p + e, ...]), k, s, 0) with "
-                    "e = (out - 1) * s + k - (in + 2 * p)")
+        if t == "avg" and not avg_pool.exact_today(
+                _value(bound, entry, "ceil_mode")[1], _value(bound, entry, "exclusive")[1],
+                _value(bound, entry, "pool_padding")[1], 3 if dims == "3D" else 2):
+            # 1.8 divided by the full kernel size where today's avg_pool divides by less
+            target = avg_pool.FUNCTION if functional else avg_pool.LAYER
         kwargs.append(("kernel_size", size))
         kwargs.append(("stride", _value(bound, entry, "pool_stride")[0]))
         kwargs.append(("padding", _value(bound, entry, "pool_padding")[0]))
@@ -134,7 +132,7 @@ def plan(entry, call: cst.Call):
             kwargs.append(("exclusive", bound.values["exclusive"].value))
     if "data_format" in bound.values:
         kwargs.append(("data_format", bound.values["data_format"].value))
-    if functional and "name" in bound.values:
+    if functional and "name" in bound.values and target != avg_pool.FUNCTION:
         kwargs.append(("name", bound.values["name"].value))
     return target, kwargs
 
@@ -147,6 +145,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if isinstance(p, Manual):
         up.report_entry(original, entry, False, manual=p.reason)
         return updated
+    helpers = [t for t in _targets(p) if t in avg_pool.SOURCES]
+    if helpers and avg_pool.conflict(up, original, entry):
+        return updated
+    for t in helpers:
+        avg_pool.need(up, t)
     static_mode.note_applied(up, entry)
     new = _build(updated, p)
     if p[0] == "if":
@@ -156,8 +159,11 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
                   "stride default 1 kept explicit)", entry.name, _targets(p)[0], "safe",
                   applied=True)
         return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    up.report(original, entry.code, f"`{entry.short}` → `{p[0]}` (1.x stride default 1 kept explicit)",
-              entry.name, p[0], "safe", applied=True)
+    what = (" (a function fix adds to the module: 1.8's average over the full kernel size)"
+            if p[0] == avg_pool.FUNCTION else " (a layer fix adds to the module: 1.8's average "
+            "over the full kernel size)" if p[0] == avg_pool.LAYER else "")
+    up.report(original, entry.code, f"`{entry.short}` → `{p[0]}`{what} (1.x stride default 1 kept "
+              "explicit)", entry.name, p[0], "safe", applied=True)
     return new
 
 

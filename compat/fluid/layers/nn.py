@@ -23,7 +23,8 @@ __all__ = ["fc", "embedding", "conv2d", "conv2d_transpose", "pool2d", "pool3d", 
            "layer_norm", "group_norm", "instance_norm", "elementwise_add", "elementwise_sub",
            "elementwise_mul", "elementwise_div", "elementwise_max", "elementwise_min",
            "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "mul", "flatten",
-           "prelu", "swish", "resize_nearest", "image_resize", "cos_sim", "scale", "reduce_sum",
+           "prelu", "swish", "resize_nearest", "resize_bilinear", "resize_trilinear",
+           "image_resize", "cos_sim", "scale", "reduce_sum",
            "reduce_max", "reduce_min", "linear_chain_crf", "crf_decoding", "ctc_greedy_decoder"]
 
 
@@ -244,15 +245,11 @@ def _pool(nd, input, pool_size, pool_type, pool_stride, pool_padding, global_poo
     if pool_type == "max":
         return getattr(F, "max_pool%dd" % nd)(input, pool_size, stride=pool_stride, padding=padding,
                                                ceil_mode=ceil_mode, data_format=data_format)
-    if not exclusive and ceil_mode and not isinstance(padding, str):
-        # 1.x divided every window by the kernel area (volume); today the windows that
-        # ceil_mode adds past the padded input are divided by their in-bounds part.
-        # Zero-pad the input so those windows fit, then pool without ceil_mode.
-        input, padding = _pad_for_ceil(nd, input, pool_size, pool_stride, padding, data_format)
-        ceil_mode = False
-    return getattr(F, "avg_pool%dd" % nd)(input, pool_size, stride=pool_stride, padding=padding,
-                                           ceil_mode=ceil_mode, exclusive=exclusive,
-                                           data_format=data_format)
+    # the function fix adds (upgrader/fixers/avg_pool.py): 1.x divided every window by
+    # the kernel size with exclusive=False, also past an asymmetric padding or ceil_mode
+    from compat._added import added
+    return added("avg_pool", "_fluid_avg_pool")(input, pool_size, pool_stride, padding,
+                                                ceil_mode, exclusive, data_format)
 
 
 @_nn("pool2d", replacement="paddle.nn.functional.max_pool2d / avg_pool2d (stride=1 explicitly)")
@@ -269,25 +266,6 @@ def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            data_format="NCDHW"):
     return _pool(3, input, pool_size, pool_type, pool_stride, pool_padding, global_pooling,
                  ceil_mode, exclusive, data_format)
-
-
-def _pad_for_ceil(nd, x, pool_size, stride, padding, data_format):
-    """``x`` zero-padded at the high end of each spatial dimension so that the windows
-    ceil_mode adds fit, with the padding folded in (the pool then takes padding 0)."""
-    k, s, p = _pair(pool_size, nd), _pair(stride, nd), _pair(padding, nd)
-    if len(p) == nd:
-        p = [v for v in p for _ in (0, 1)]
-    channels_first = data_format in ("NCHW", "NCDHW")
-    spatial = shape_of(x)[2:] if channels_first else shape_of(x)[1:-1]
-    pads = []
-    for i, n in enumerate(spatial):
-        lo, hi = p[2 * i], p[2 * i + 1]
-        span = n + lo + hi - k[i]
-        out = -(-span // s[i]) + 1
-        pads.append((lo, hi + max(0, (out - 1) * s[i] + k[i] - (n + lo + hi))))
-    # F.pad takes the last spatial dimension first: [left, right, top, bottom(, front, back)]
-    flat = [v for lo_hi in reversed(pads) for v in lo_hi]
-    return F.pad(x, flat, mode="constant", value=0.0, data_format=data_format), 0
 
 
 def _bn_format(x, data_layout):
@@ -661,30 +639,12 @@ def fsp_matrix(x, y):
     return added("formula_helpers", "_fluid_fsp_matrix")(x, y)
 
 
-def _out_size(x, out_shape, scale, data_format):
-    spatial = shape_of(x)[2:] if data_format in ("NCHW", "NCDHW") else shape_of(x)[1:-1]
-    if out_shape is not None:
-        return [int(s) for s in out_shape]
-    if scale is None:
-        raise ValueError("One of out_shape and scale must not be None.")
-    return [int(s * float(scale)) for s in spatial]
-
-
-def _nearest(x, out_shape, scale, align_corners, data_format):
-    if not align_corners:
-        size = _out_size(x, out_shape, scale, data_format) if out_shape is None else out_shape
-        return F.interpolate(x, size=size, mode="nearest", data_format=data_format)
-    # 1.x align_corners=True: source index round(k * (in - 1) / (out - 1))
-    import numpy as np
-    size = _out_size(x, out_shape, scale, data_format)
-    spatial = shape_of(x)[2:] if data_format == "NCHW" else shape_of(x)[1:-1]
-    axes = [2, 3] if data_format == "NCHW" else [1, 2]
-    out = x
-    for axis, n_in, n_out in zip(axes, spatial, size):
-        ratio = (n_in - 1.0) / (n_out - 1.0) if n_out > 1 else 0.0
-        idx = np.array([int(ratio * k + 0.5) for k in range(n_out)], dtype="int64")
-        out = paddle.gather(out, paddle.assign(idx), axis=axis)
-    return out
+def _image_resize(*args):
+    """The function fix adds (upgrader/fixers/image_resize.py): 1.8's output size (float32
+    ``int(in * scale)``, ``actual_shape``) and source positions (``in / out``; nearest with
+    1.8's ``align_corners`` indices, gathered)."""
+    from compat._added import added
+    return added("image_resize", "_fluid_image_resize")(*args)
 
 
 @_nn("resize_nearest", replacement="paddle.nn.functional.interpolate(mode='nearest')")
@@ -692,18 +652,31 @@ def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=No
                    align_corners=True, data_format="NCHW"):
     """1.x default ``align_corners=True`` rounds the source index; today's nearest
     mode cannot align corners, so the rows/columns are gathered explicitly."""
-    return _nearest(input, out_shape, scale, align_corners, data_format)
+    return _image_resize(input, out_shape, scale, name, "NEAREST", actual_shape, align_corners,
+                         1, data_format)
+
+
+@_nn("resize_bilinear", replacement="paddle.nn.functional.interpolate(mode='bilinear', "
+     "align_corners=True, align_mode=1 explicitly)")
+def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                    align_corners=True, align_mode=1, data_format="NCHW"):
+    return _image_resize(input, out_shape, scale, name, "BILINEAR", actual_shape, align_corners,
+                         align_mode, data_format)
+
+
+@_nn("resize_trilinear", replacement="paddle.nn.functional.interpolate(mode='trilinear', "
+     "align_corners=True, align_mode=1 explicitly)")
+def resize_trilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                     align_corners=True, align_mode=1, data_format="NCDHW"):
+    return _image_resize(input, out_shape, scale, name, "TRILINEAR", actual_shape, align_corners,
+                         align_mode, data_format)
 
 
 @_nn("image_resize", replacement="paddle.nn.functional.interpolate (align_corners=True, align_mode=1 explicitly)")
 def image_resize(input, out_shape=None, scale=None, name=None, resample="BILINEAR",
                  actual_shape=None, align_corners=True, align_mode=1, data_format="NCHW"):
-    mode = resample.lower()
-    if mode == "nearest":
-        return _nearest(input, out_shape, scale, align_corners, data_format)
-    return F.interpolate(input, size=out_shape, scale_factor=scale, mode=mode,
-                         align_corners=align_corners, align_mode=align_mode,
-                         data_format=data_format)
+    return _image_resize(input, out_shape, scale, name, resample, actual_shape, align_corners,
+                         align_mode, data_format)
 
 
 @_nn("flatten", replacement="paddle.flatten (1.x always returned 2-D)")
