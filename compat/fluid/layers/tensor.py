@@ -85,7 +85,12 @@ def assign(input, output=None):
     from compat.fluid.layers import learning_rate_scheduler as lrs
     if isinstance(input, lrs.LegacyDecay) and not paddle.in_dynamic_mode():
         input = lrs.graph_value(input)
-    return _rule_assign(input, output=output)
+    out = _rule_assign(input, output=output)
+    if output is not None and _PLACEHOLDERS.get(id(output)) is output:
+        # a create_tensor placeholder of a PIR program takes the written value's type, as
+        # 1.x's variable took its shape and dtype at build time
+        output.set_type(out.type())
+    return out
 
 
 def _grad_through_all(values):
@@ -110,30 +115,40 @@ def _grad_through_all(values):
     return out
 
 
-@_t("create_tensor", replacement="paddle.assign(value) / paddle.full(shape, v, dtype)")
+#: id -> the placeholder Value create_tensor made in a PIR program (kept, so ids stay unique;
+#: a Value's == builds an op, so no set of Values)
+_PLACEHOLDERS = {}
+
+
+@_t("create_tensor", replacement="x = paddle.assign(value) where 1.x wrote the variable")
 def create_tensor(dtype, name=None, persistable=False):
     """1.x's empty variable, written later by an op given it as its output:
     ``accuracy(total=t)`` (ERNIE's ``num_seqs``), ``assign(x, t)``,
-    ``fill_constant(..., out=t)``. In a PIR program the placeholder is an empty tensor
-    of ``dtype``; each of those writes it in place (paddle.assign(x, output=t)), so the
-    ops built after the write and a fetch of ``t`` see what was written. Its ``shape``
-    stays [0] (1.8 took the shape of the written value). A persistable one (a value
-    kept across runs) and dygraph mode stay manual (the rule's note)."""
-    if persistable or paddle.in_dynamic_mode():
+    ``fill_constant(..., out=t)``. The placeholder is an empty tensor of ``dtype``; each
+    of those writes it in place (paddle.assign(x, output=t)), so the ops built after the
+    write and a fetch of ``t`` see what was written; in dygraph the tensor takes the
+    written value. In a PIR program ``assign`` also gives it the written value's shape
+    and dtype at build time (1.8 did); the other writers leave its ``shape`` [0]. A
+    persistable one (a value kept across runs) stays manual (the rule's note)."""
+    if persistable:
         from compat._runtime import manual_error
         raise manual_error("paddle.fluid.layers.create_tensor",
-                           "compat fills only a non-persistable one in a static program")
-    return paddle.empty(shape=[0], dtype=dtype)
+                           "compat fills only a non-persistable one")
+    out = paddle.empty(shape=[0], dtype=dtype)
+    if not paddle.in_dynamic_mode():
+        _PLACEHOLDERS[id(out)] = out
+    return out
 
 
-@_t("tensor_array_to_tensor", replacement="paddle.tensor.manipulation.tensor_array_to_tensor")
+@_t("tensor_array_to_tensor", replacement="paddle.concat / paddle.stack of the array, with the sizes along axis")
 def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
-    """1.x's tensor array concatenated (or stacked) along ``axis``, with the int32 sizes
-    along it: Paddle 3.3.1 still has the function (not exported from ``paddle.tensor``),
-    in static (PIR) programs on a tensor array and in dygraph on a list (1.x's dygraph
-    array); ``name`` moved behind ``use_stack``."""
-    from paddle.tensor.manipulation import tensor_array_to_tensor as to_tensor
-    return to_tensor(input, axis=axis, use_stack=use_stack)
+    """1.x's tensor array concatenated (or stacked) along ``axis``, with the sizes along
+    it: the function fix adds (upgrader/fixers/tensor_array_to_tensor.py), in static (PIR)
+    programs on a tensor array (tensors of different sizes along ``axis`` too) and in
+    dygraph on a list (1.x's dygraph array)."""
+    from compat._added import added
+    return added("tensor_array_to_tensor", "_fluid_tensor_array_to_tensor")(
+        input, axis=axis, name=name, use_stack=use_stack)
 
 
 @_t("argsort", replacement="paddle.sort + paddle.argsort")
