@@ -1079,7 +1079,11 @@ class Upgrader(FastTransformer):
         if isinstance(node, cst.Attribute):
             parent = self.entry_for(self.resolve_dotted(node.value))
             if parent is not None and node.attr.value.startswith("__"):
-                if parent.kind == "class" and parent.target and self.can_apply(parent, node):
+                if parent.structural in fixers.ATTRIBUTE_FIXERS:
+                    new = fixers.ATTRIBUTE_FIXERS[parent.structural](self, node, parent)
+                    if new is not node:
+                        self.ref_decisions[id(node)] = new
+                elif parent.kind == "class" and parent.target and self.can_apply(parent, node):
                     self.ref_decisions[id(node)] = node.with_changes(
                         value=cst.parse_expression(parent.target))
                     self.report_entry(node.value, parent, True)

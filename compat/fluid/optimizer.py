@@ -27,7 +27,7 @@ from compat import _lazy
 from compat._runtime import legacy, manual_error
 from compat.fluid import _pir
 from compat.fluid.backward import _by_name
-from compat.fluid.layers.learning_rate_scheduler import LegacyDecay
+from compat.fluid.layers.learning_rate_scheduler import LearningRateDecay, LegacyDecay
 
 # Dpsgd, DGCMomentum, Pipeline, Recompute, ExponentialMovingAverage and Lookahead come
 # from the rule database (no faithful counterpart: calling them raises
@@ -146,6 +146,9 @@ class _Legacy(object):
     def current_step_lr(self):
         if self._legacy_lr is not None:
             lr = self._legacy_lr.current()
+        elif isinstance(self._learning_rate, LearningRateDecay):
+            # a user's decay answers get_lr() as 1.x's current_step_lr() (its type included)
+            return self.get_lr()
         else:
             lr = float(self.get_lr())
         return _stepped_lr(self, lr)
@@ -607,7 +610,12 @@ class AdadeltaOptimizer(_Legacy, _Adadelta):
 
     def current_step_lr(self):
         lr = self._legacy_nominal_lr
-        return _stepped_lr(self, lr.current() if isinstance(lr, LegacyDecay) else float(lr))
+        if isinstance(lr, LegacyDecay):
+            lr = lr.current()
+        elif isinstance(lr, LearningRateDecay):  # a user's decay: its rate at step_num
+            lr = lr.step()
+            lr = lr if isinstance(lr, (int, float)) else lr.numpy().reshape([-1])[0]
+        return _stepped_lr(self, float(lr))
 
 
 @_opt("LambOptimizer", replacement="paddle.optimizer.Lamb (note: it bias-corrects the moments)")

@@ -9,8 +9,11 @@ statement (return ``updated`` when not concerned; keep it cheap). A module whose
 entries are also used as values (not called: ``isinstance(v, fluid.Variable)``) may define
 ``rewrite_reference(upgrader, node, entry)``: return a replacement expression (having
 reported the finding), ``node`` itself (reported, left as it is) or None (not concerned:
-the engine's plain handling of references applies). A module whose rewrite deletes the
-call statement of some of its structural entries lists those names in ``DELETES``
+the engine's plain handling of references applies); one whose entry is a class users
+subclass may define ``rewrite_attribute(upgrader, node, entry)`` for ``Class.__init__``
+(a dunder attribute of the class: the replacement, having reported it, or ``node``). A
+module whose rewrite deletes the call statement of some of its structural entries lists
+those names in ``DELETES``
 (``explain`` and docs/rules.md then say "(call removed)" instead of the entry's target);
 one that decides per call whether a safe rule's rewrite changes results lists the legacy
 names in ``UNSAFE_WHEN`` and defines ``unsafe_reason(upgrader, call, entry)`` (one that
@@ -194,6 +197,9 @@ def add_used_helpers(up, module: cst.Module, sources: Dict[str, str]) -> cst.Mod
 
 CALL_FIXERS: Dict[str, Callable] = {}
 REFERENCE_FIXERS: Dict[str, Callable] = {}
+# structural name -> rewrite_attribute(upgrader, node, entry): ``Class.__init__`` (a dunder
+# attribute of the entry's class, e.g. in a subclass) -> its replacement (having reported it)
+ATTRIBUTE_FIXERS: Dict[str, Callable] = {}
 STATEMENT_FIXERS: List[Callable] = []
 DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
 HELPERS: Dict[str, str] = {}  # structural name -> the code fix adds to the module instead
@@ -220,6 +226,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
         CALL_FIXERS[_name] = _mod.rewrite_call
         if hasattr(_mod, "rewrite_reference"):
             REFERENCE_FIXERS[_name] = _mod.rewrite_reference
+        if hasattr(_mod, "rewrite_attribute"):
+            ATTRIBUTE_FIXERS[_name] = _mod.rewrite_attribute
     DELETING.update(getattr(_mod, "DELETES", ()))
     HELPERS.update(getattr(_mod, "HELPERS", {}))
     HELPERS_BY_NAME.update(getattr(_mod, "HELPER_OF", {}))

@@ -142,8 +142,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 @legacy("paddle.fluid.dygraph.BackwardStrategy", "paddle.fluid.dygraph.backward_strategy.BackwardStrategy",
         replacement="(nothing: today's backward needs no strategy)")
 class BackwardStrategy(object):
-    """1.x ``loss.backward(strategy)`` option holder; today's backward sums gradients
-    deterministically, so ``sort_sum_gradient`` needs no effect."""
+    """1.x ``loss.backward(strategy)`` option holder, accepted and ignored as ``fix``
+    deletes it: today's autograd sums the gradient contributions of a variable used by
+    several ops in the order 1.8.5 did by default (``sort_sum_gradient=False``); 1.8.5's
+    sorted order (True) has no counterpart (Paddle 3.3.1's eager autograd does not read
+    FLAGS_sort_sum_gradient), so with three or more contributions to one variable the
+    sum can differ in the last bits."""
 
     def __init__(self):
         self.sort_sum_gradient = False

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 
 import paddle
-from paddle.optimizer.lr import LRScheduler
 
 from compat import SubclassMustDefine, _lazy
+from compat._added import added
 from compat._runtime import legacy, quiet
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
@@ -40,8 +40,15 @@ def _f(x):
     return float(np.float32(x))
 
 
-class LegacyDecay(LRScheduler):
-    """Base of the 1.x decays (``fluid.dygraph.LearningRateDecay``)."""
+#: 1.x ``fluid.dygraph.LearningRateDecay``, the base users subclass: the class ``fix`` adds
+#: for it (upgrader/fixers/lr_decay_base.py), an LRScheduler with 1.x's step()/step_num
+#: protocol that advances each time an optimizer takes its rate.
+LearningRateDecay = added("lr_decay_base", "_FluidLearningRateDecay")
+
+
+class LegacyDecay(LearningRateDecay):
+    """Base of compat's 1.x built-in decays (instances of ``LearningRateDecay`` as in 1.x);
+    the compat optimizers and executor step them explicitly (``consume``, ``advance``)."""
 
     def __init__(self, begin=0, step=1, dtype="float32"):
         self.step_num = begin
@@ -162,9 +169,6 @@ class LegacyDecay(LRScheduler):
     def current(self):
         """``optimizer.current_step_lr()``: the rate of the last step, else the next one."""
         return self._used if self._used is not None else float(self.step())
-
-
-LearningRateDecay = LegacyDecay
 
 
 @legacy("paddle.fluid.dygraph.PiecewiseDecay", "paddle.fluid.dygraph.learning_rate_scheduler.PiecewiseDecay",
@@ -288,7 +292,7 @@ class LinearLrWarmup(LegacyDecay):
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, begin=1, step=1,
                  dtype="float32"):
-        if not isinstance(learning_rate, (float, int, LegacyDecay)):
+        if not isinstance(learning_rate, (float, int, LearningRateDecay)):
             raise TypeError("the type of learning_rate should be [int, float or "
                             "LearningRateDecay], the current type is {}".format(learning_rate))
         if not end_lr > start_lr:
@@ -306,6 +310,8 @@ class LinearLrWarmup(LegacyDecay):
         base = self.learning_rate
         if isinstance(base, LegacyDecay):
             base = base.consume() if advance_inner else float(base.step())
+        elif isinstance(base, LearningRateDecay):  # a user's decay: 1.x called it (advancing)
+            base = base() if advance_inner else base.step()
         if self.step_num < self.warmup_steps:
             return _f(self.lr_ratio_before_warmup * self.step_num)
         return _f(base)
