@@ -46,8 +46,7 @@ import libcst as cst
 from upgrader import removal, untouched
 
 CODE = "PU101"
-STRUCTURAL = ("accuracy-total", "accuracy-total-counter")
-DELETES = ("accuracy-total-counter",)   # create_tensor's statement goes
+STRUCTURAL = ("accuracy-total",)   # create_tensor reaches it through created-tensor
 CREATE = "paddle.fluid.layers.create_tensor"
 
 
