@@ -31,6 +31,7 @@ All are registered here on import, so there is no hand-written list to forget.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
@@ -128,6 +129,44 @@ def helper_state(up, name: str, source: str) -> str:
             result = "reuse" if same else "conflict"
         cache[name] = result
     return cache[name]
+
+
+def own_statement_lists(scope):
+    """The statement lists of ``scope``'s own code (not of nested functions or classes)."""
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+                stack.extend(s for s in block if not isinstance(
+                    s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        for handler in getattr(node, "handlers", []) or []:
+            yield handler.body
+            stack.extend(handler.body)
+
+
+def imported_name(up, node) -> "str | None":
+    """The full legacy name a (dotted) expression spells through the module's imports
+    (``fluid.dygraph.X`` -> ``paddle.fluid.dygraph.X``), or None. No scope check: for
+    scans of the module ahead of the traversal (``up.resolve_dotted`` checks the scope at
+    the node being visited)."""
+    from upgrader.names import dotted_of
+    d = dotted_of(node)
+    if d is None:
+        return None
+    head, _, rest = d.partition(".")
+    base = up.imports.resolve_name(head)
+    if base is None:
+        return None
+    return f"{base}.{rest}" if rest else base
+
+
+def imported_entry(up, node):
+    """The rule entry :func:`imported_name` names, or None."""
+    full = imported_name(up, node)
+    return up.rules.lookup(full) if full else None
 
 
 def helper_conflict(up, original, entry, name: str, source: str) -> bool:

@@ -84,15 +84,8 @@ class _Survey:
 
 
 def _resolves(up, node, name: str) -> bool:
-    from upgrader.names import dotted_of
-    d = dotted_of(node)
-    if d is None:
-        return False
-    head, _, rest = d.partition(".")
-    base = up.imports.resolve_name(head)
-    if base is None:
-        return False
-    entry = up.entry_for(f"{base}.{rest}" if rest else base)
+    from upgrader.fixers import imported_entry
+    entry = imported_entry(up, node)
     return entry is not None and entry.name == name
 
 

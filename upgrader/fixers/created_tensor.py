@@ -106,8 +106,9 @@ def _plan(up) -> Dict[int, _Pair]:
         return plan
     writers = _writers(up.rules)
     scopes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    from upgrader.fixers import own_statement_lists
     for scope in scopes:
-        for body in _bodies(scope):
+        for body in own_statement_lists(scope):
             for i, stmt in enumerate(body):
                 if _created(stmt):
                     pair = _consider(scope, body, i, writers)
@@ -115,22 +116,6 @@ def _plan(up) -> Dict[int, _Pair]:
                         plan[stmt.value.lineno] = pair
                         up._created_tensor_writers[pair.writer_line] = pair
     return plan
-
-
-def _bodies(scope):
-    """The statement lists of ``scope``'s own code (not of nested functions or classes)."""
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield block
-                stack.extend(s for s in block if not isinstance(
-                    s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-        for handler in getattr(node, "handlers", []) or []:
-            yield handler.body
-            stack.extend(handler.body)
 
 
 def _attr_name(func) -> Optional[str]:

@@ -75,15 +75,10 @@ class _Plan:
 
 
 def _resolves(up, node, names) -> bool:
-    from upgrader.names import dotted_of
-    d = dotted_of(node)
-    if d is None:
+    from upgrader.fixers import imported_name
+    full = imported_name(up, node)
+    if full is None:
         return False
-    head, _, rest = d.partition(".")
-    base = up.imports.resolve_name(head)
-    if base is None:
-        return False
-    full = f"{base}.{rest}" if rest else base
     entry = up.rules.lookup(full)
     return entry is not None and entry.name in names or full in names
 

@@ -55,15 +55,8 @@ def _translator_call(up, node) -> bool:
     """``ProgramTranslator()`` / ``ProgramTranslator.get_instance()`` (any import spelling)."""
     if not isinstance(node, cst.Call) or node.args:
         return False
-    from upgrader.names import dotted_of
-    d = dotted_of(node.func)
-    if d is None:
-        return False
-    head, _, rest = d.partition(".")
-    base = up.imports.resolve_name(head)
-    if base is None:
-        return False
-    entry = up.rules.lookup(f"{base}.{rest}" if rest else base)
+    from upgrader.fixers import imported_entry
+    entry = imported_entry(up, node.func)
     return entry is not None and entry.name in TRANSLATOR
 
 
