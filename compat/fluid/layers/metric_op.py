@@ -1,9 +1,10 @@
 """``paddle.fluid.layers.metric_op`` (1.8).
 
-Hand-written: ``accuracy``, ``auc`` and ``mean_iou`` (the per-class counts from
-``paddle.bincount``, as the removed op computed them). ``accuracy(correct=, total=)`` fills the given
-variables with the number of correct and of all samples (shape [1] int32) as 1.8 did;
-``paddle.metric.accuracy`` ignores them in PIR programs and makes them 0-D in dygraph.
+Hand-written: ``accuracy``, ``auc`` and ``mean_iou`` (the function ``fix`` adds: per-class
+counts from the confusion matrix, ``paddle.bincount``, as the removed op computed them).
+``accuracy(correct=, total=)`` fills the given variables with the number of correct and of
+all samples (shape [1] int32) as 1.8 did; ``paddle.metric.accuracy`` ignores them in PIR
+programs and makes them 0-D in dygraph.
 
 1.8 kept the positive/negative histograms of ``auc`` in four
 persistable int64 variables (created zero by the startup program) that each run of the
@@ -42,27 +43,12 @@ def accuracy(input, label, k=1, correct=None, total=None):
 
 
 @legacy("paddle.fluid.layers.mean_iou", "paddle.fluid.layers.nn.mean_iou",
-        replacement="per-class counts from paddle.bincount")
+        replacement="_fluid_mean_iou (per-class counts from paddle.bincount)")
 def mean_iou(input, label, num_classes):
     """``(mean_iou [1] float32, out_wrong [num_classes] int32, out_correct [num_classes]
-    int32)``: a pixel with prediction p and label l counts as correct for p when p == l,
-    otherwise as wrong for both p and l; the mean is over the classes that occur."""
-    pred = paddle.reshape(input, [-1]).astype("int64")
-    lab = paddle.reshape(label, [-1]).astype("int64")
-    hit = pred == lab
-    spare = paddle.full_like(pred, num_classes)
-
-    def count(x):
-        return paddle.bincount(x, minlength=num_classes + 1)[:num_classes].astype("int32")
-
-    correct = count(paddle.where(hit, pred, spare))
-    wrong = count(paddle.where(hit, spare, pred)) + count(paddle.where(hit, spare, lab))
-    denominator = (wrong + correct).astype("float32")
-    present = denominator > 0
-    iou = paddle.where(present, correct.astype("float32") / paddle.clip(denominator, min=1.0),
-                       paddle.zeros_like(denominator))
-    miou = paddle.sum(iou) / paddle.sum(present.astype("float32"))
-    return paddle.reshape(miou, [1]), wrong, correct
+    int32)``: the function ``fix`` adds for it (upgrader/fixers/mean_iou.py)."""
+    from compat._added import added
+    return added("mean_iou", "_fluid_mean_iou")(input, label, num_classes)
 
 
 def added_function(name):
