@@ -617,6 +617,50 @@ def f():
     return [np.asarray(v) for v in lrs] + [np.asarray(opt2.current_step_lr())]
 out = dy(f)
 '''),
+    ("adadelta_decay_dygraph", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+from paddle.fluid.dygraph.learning_rate_scheduler import LearningRateDecay
+class Halving(LearningRateDecay):
+    def __init__(self):
+        super(Halving, self).__init__(begin=0)
+    def step(self):
+        return 0.4 * 0.5 ** self.step_num
+def f():
+    # Adadelta ignores its rate, but 1.x's minimize still advanced the decay: the SGD that
+    # shares it, current_step_lr() and step_num see every Adadelta step
+    lin = fluid.dygraph.Linear(2, 1, param_attr=const(0.1), bias_attr=const(0.0))
+    lin2 = fluid.dygraph.Linear(2, 1, param_attr=const(0.1), bias_attr=const(0.0))
+    decay = fluid.dygraph.PiecewiseDecay([2, 4], [0.1, 0.05, 0.01], 0)
+    opt = fluid.optimizer.Adadelta(learning_rate=decay, parameter_list=lin.parameters())
+    sgd = fluid.optimizer.SGD(learning_rate=decay, parameter_list=lin2.parameters())
+    mine = Halving()
+    opt3 = fluid.optimizer.AdadeltaOptimizer(mine, rho=0.9, parameter_list=lin2.parameters())
+    lrs, steps = [opt.current_step_lr(), opt3.current_step_lr()], [decay.step_num, mine.step_num]
+    for i in range(5):
+        loss = fluid.layers.mean(lin(fluid.dygraph.to_variable(X)))
+        loss.backward(); opt.minimize(loss); lin.clear_gradients()
+        lrs.append(opt.current_step_lr()); steps.append(decay.step_num)
+        loss2 = fluid.layers.mean(lin2(fluid.dygraph.to_variable(X)))
+        loss2.backward()
+        if i % 2:
+            sgd.minimize(loss2); lrs.append(sgd.current_step_lr())
+        else:
+            opt3.minimize(loss2); lrs.append(opt3.current_step_lr())
+        lin2.clear_gradients(); steps += [decay.step_num, mine.step_num]
+    return [np.array(lrs, 'float32'), np.array(steps), lin.weight, lin2.weight]
+out = dy(f)
+'''),
+    ("adadelta_decay_static", '''
+X = rng.uniform(-1, 1, size=(4, 2)).astype('float32')
+def build():
+    x = fluid.data('x', [4, 2], 'float32')
+    loss = fluid.layers.mean(fluid.layers.fc(x, 1, param_attr=const(0.1), bias_attr=const(0.0)))
+    lr = fluid.layers.piecewise_decay(boundaries=[2, 4], values=[0.1, 0.05, 0.01])
+    fluid.optimizer.Adadelta(learning_rate=lr).minimize(loss)
+    step = fluid.layers.learning_rate_scheduler._decay_step_counter()
+    return [lr, step, loss]
+out = static_run(build, {'x': X}, runs=5)
+'''),
     ("dataloader_non_iterable_static", '''
 FEAT = rng.uniform(-1, 1, size=(10, 3)).astype('float32')
 TGT = FEAT.sum(1, keepdims=True).astype('float32')

@@ -354,13 +354,14 @@ class _Adadelta(_PyOptimizer):
     *updated* squared-update average (the 1.x kernel wrote that accumulator in place
     before evaluating the step): ``E[g2] = rho E[g2] + (1-rho) g^2``;
     ``u = -sqrt((E[dx2] + eps) / (E[g2] + eps)) g``; ``E[dx2] = rho E[dx2] + (1-rho) u^2``;
-    ``param += -sqrt((E[dx2] + eps) / (E[g2] + eps)) g``."""
+    ``param += -sqrt((E[dx2] + eps) / (E[g2] + eps)) g``. The learning rate is held as
+    by any optimizer (a decay advances as 1.x's did) but takes no part in the update."""
 
     type = "adadelta"
     _accumulators_spec = (("avg_squared_grad", 0.0, None), ("avg_squared_update", 0.0, None))
 
-    def __init__(self, epsilon, rho, parameters, weight_decay, grad_clip, name):
-        super().__init__(1.0, parameters, weight_decay, grad_clip, name)
+    def __init__(self, learning_rate, epsilon, rho, parameters, weight_decay, grad_clip, name):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._epsilon = epsilon
         self._rho = rho
 
@@ -599,23 +600,17 @@ class AdamOptimizer(_Legacy, _Adam):
 @_opt("AdadeltaOptimizer", "Adadelta", replacement="paddle.optimizer.Adadelta")
 class AdadeltaOptimizer(_Legacy, _Adadelta):
     """1.x's adadelta op had no learning-rate input (today's Adadelta multiplies the step
-    by it) and stepped with the updated squared-update average; see ``_Adadelta``."""
+    by it) and stepped with the updated squared-update average; see ``_Adadelta``. 1.x's
+    optimizer still took the learning rate as any other: a dygraph decay advanced at every
+    ``minimize`` (another optimizer sharing it saw that), ``current_step_lr()`` gave the
+    rate of the last one, and a static decay was the program's learning-rate variable
+    (fetchable, advanced per run)."""
 
     def __init__(self, learning_rate, epsilon=1e-06, rho=0.95, parameter_list=None,
                  regularization=None, grad_clip=None, name=None):
-        _Adadelta.__init__(self, epsilon, rho, _params(parameter_list), regularization,
-                           grad_clip, name)
-        self._legacy_setup(None, grad_clip)
-        self._legacy_nominal_lr = learning_rate
-
-    def current_step_lr(self):
-        lr = self._legacy_nominal_lr
-        if isinstance(lr, LegacyDecay):
-            lr = lr.current()
-        elif isinstance(lr, LearningRateDecay):  # a user's decay: its rate at step_num
-            lr = lr.step()
-            lr = lr if isinstance(lr, (int, float)) else lr.numpy().reshape([-1])[0]
-        return _stepped_lr(self, float(lr))
+        _Adadelta.__init__(self, _lr(learning_rate), epsilon, rho, _params(parameter_list),
+                           regularization, grad_clip, name)
+        self._legacy_setup(learning_rate, grad_clip)
 
 
 @_opt("LambOptimizer", replacement="paddle.optimizer.Lamb (note: it bias-corrects the moments)")
