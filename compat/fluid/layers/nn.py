@@ -100,15 +100,6 @@ def embedding_v2(input, size, is_sparse=False, is_distributed=False, padding_idx
     return _lookup(input, size, is_sparse, padding_idx, param_attr, dtype, squeeze_last=False)
 
 
-def _crf_parts(input, param_attr, layer):
-    """The [D + 2, D] transition parameter of 1.8's CRF ops (row 0: start weights, row 1:
-    end weights, rows 2..: tag-to-tag transitions) split into its three parts."""
-    n_tags = int(input.shape[-1])
-    trans = create_parameter(layer_name(layer), "w", [n_tags + 2, n_tags], input.dtype, param_attr)
-    start, end, w = paddle.split(trans, [1, 1, n_tags], axis=0)
-    return start, end, w, n_tags
-
-
 def _padded_only(name, length):
     if length is None:
         from compat._runtime import manual_error
@@ -118,66 +109,26 @@ def _padded_only(name, length):
 
 @_nn("linear_chain_crf", replacement="the CRF negative log-likelihood written with paddle ops")
 def linear_chain_crf(input, label, param_attr=None, length=None):
-    """1.8.5's padded linear_chain_crf (``length`` given): per sequence the negative
-    log-likelihood ``log Z - score(label)``, shape [N, 1], where a path scores
-    start[y_0] + sum_t input[t, y_t] + sum_t trans[y_(t-1), y_t] + end[y_(len-1)] and
-    log Z sums over every path of the sequence's length (forward algorithm in log space;
-    1.8.5 computed it in exp space with per-step normalization)."""
+    """The function fix adds (upgrader/fixers/linear_chain_crf.py), 1.8.5's padded
+    linear_chain_crf (``length`` given): the [D + 2, D] transition parameter (start row,
+    end row, tag-to-tag rows; ``linear_chain_crf_<n>.w_0`` and Xavier by default, one per
+    name in a static program) and per sequence the negative log-likelihood ``log Z -
+    score(label)``, shape [N, 1], 0 for length 0."""
     _padded_only("linear_chain_crf", length)
-    start, end, w, n_tags = _crf_parts(input, param_attr, "linear_chain_crf")
-    steps = int(input.shape[1])
-    lens = paddle.reshape(length, [-1, 1])
-    xs = paddle.unbind(input, axis=1)
-    alpha = start + xs[0]
-    for t in range(1, steps):
-        nxt = paddle.logsumexp(paddle.unsqueeze(alpha, 2) + paddle.unsqueeze(w, 0), axis=1) + xs[t]
-        alpha = paddle.where(paddle.expand_as(lens > t, alpha), nxt, alpha)
-    log_z = paddle.logsumexp(alpha + end, axis=1, keepdim=True)
-    tags = paddle.reshape(label, [-1, steps])
-    oh = paddle.cast(F.one_hot(tags, n_tags), input.dtype)  # [N, T, D]
-    mask = paddle.cast(paddle.unsqueeze(paddle.arange(steps, dtype=lens.dtype), 0) < lens, input.dtype)
-    score = paddle.sum(paddle.sum(input * oh, axis=2) * mask, axis=1, keepdim=True)
-    ohs = paddle.unbind(oh, axis=1)
-    for t in range(1, steps):
-        pair = paddle.sum(paddle.matmul(ohs[t - 1], w) * ohs[t], axis=1, keepdim=True)
-        score = score + pair * mask[:, t:t + 1]
-    last = paddle.cast(F.one_hot(paddle.reshape(lens, [-1]) - 1, steps), input.dtype)
-    oh_last = paddle.sum(oh * paddle.unsqueeze(last, 2), axis=1)
-    score = score + paddle.sum(ohs[0] * start, axis=1, keepdim=True) \
-        + paddle.sum(oh_last * end, axis=1, keepdim=True)
-    return log_z - score
+    from compat._added import added
+    return added("linear_chain_crf", "_fluid_linear_chain_crf")(input, label, param_attr, length)
 
 
 @_nn("crf_decoding", replacement="Viterbi decoding written with paddle ops")
 def crf_decoding(input, param_attr, label=None, length=None):
-    """1.8.5's padded crf_decoding (``length`` given): the Viterbi path [N, T] int64 under
-    the transition parameter ``param_attr`` names (0 past each length; on ties the first
-    tag, as 1.8.5's kernel); with ``label`` ([N, T, 1]), 1 where the path equals it."""
+    """The function fix adds (upgrader/fixers/linear_chain_crf.py), 1.8.5's padded
+    crf_decoding (``length`` given) in a static program: the Viterbi path [N, T] int64
+    under the transition parameter ``param_attr`` names (0 past each length; ties go to
+    the first tag); with ``label``, 1 where the path equals it. Raises in dygraph mode, as
+    1.8.5 did."""
     _padded_only("crf_decoding", length)
-    start, end, w, n_tags = _crf_parts(input, param_attr, "crf_decoding")
-    steps = int(input.shape[1])
-    lens = paddle.reshape(length, [-1, 1])
-    xs = paddle.unbind(input, axis=1)
-    alpha = start + xs[0]
-    pointers = []
-    for t in range(1, steps):
-        scores = paddle.unsqueeze(alpha, 2) + paddle.unsqueeze(w, 0)  # [N, from, to]
-        pointers.append(paddle.argmax(scores, axis=1))
-        nxt = paddle.max(scores, axis=1) + xs[t]
-        alpha = paddle.where(paddle.expand_as(lens > t, alpha), nxt, alpha)
-    best = paddle.argmax(alpha + end, axis=1, keepdim=True)  # [N, 1]
-    path = [None] * steps
-    cur = best
-    for t in reversed(range(steps)):
-        if t < steps - 1:
-            back = paddle.take_along_axis(pointers[t], cur, axis=1)
-            cur = paddle.where(lens - 1 > t, back, best)
-        path[t] = paddle.where(lens - 1 >= t, cur, paddle.zeros_like(cur))
-    out = paddle.concat(path, axis=1)
-    if label is None:
-        return out
-    return paddle.cast(out == paddle.reshape(label, [-1, steps]), "int64") * paddle.cast(
-        paddle.unsqueeze(paddle.arange(steps, dtype=lens.dtype), 0) < lens, "int64")
+    from compat._added import added
+    return added("linear_chain_crf", "_fluid_crf_decoding")(input, param_attr, label, length)
 
 
 def _pair(v, n=2):
