@@ -74,7 +74,8 @@ HELPER_OF[ONE_HOT] = (f"paddle.nn.functional.one_hot; with allow_out_of_range ot
 _PARAMETER = '''
     def parameter(attr, suffix, shape, dtype, initializer):
         # 1.8's LayerHelper: <prefix>.<suffix>_<n> unless the attribute names it; in a
-        # static program a named parameter the program already has is that parameter
+        # static program a named parameter the program already has is that parameter: the
+        # first initializer counts, the last call's learning rate, regularizer, ... hold
         attr = paddle.ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -84,6 +85,10 @@ _PARAMETER = '''
         elif not paddle.in_dynamic_mode():
             shared = paddle.static.default_main_program().get_parameter_value_by_name(attr.name)
             if shared.initialized():
+                for key, value in attr._to_kwargs().items():
+                    if key != 'name':
+                        setattr(shared, key, value)
+                shared.stop_gradient = not attr.trainable
                 return shared
         return paddle.create_parameter(shape, dtype, attr=attr, is_bias=suffix == 'b',
                                        default_initializer=initializer)
