@@ -228,28 +228,21 @@ class Dropout(Layer):
                          mode=_DROPOUT_MODES[self._dropout_implementation])
 
 
-@_d("Embedding", replacement="paddle.nn.Embedding(size[0], size[1], padding_idx, sparse=is_sparse, weight_attr=param_attr)")
-class Embedding(Layer):
-    """1.x dygraph ``Embedding`` (lookup_table_v2: the embedding dim is appended). Unlike
-    ``paddle.nn.Embedding`` it does not zero the padding row of the weight: the output
-    for ``padding_idx`` is zero, the stored row keeps its initial value, as in 1.x."""
+@_d("Embedding", replacement="paddle.nn.Embedding(size[0], size[1], sparse=is_sparse, weight_attr=param_attr), _FluidEmbedding with a padding_idx")
+class Embedding(added("embedding_padding", "_FluidEmbedding"), Layer):
+    """fix's _FluidEmbedding (lookup_table_v2: the embedding dim is appended) with 1.x's
+    signature, as a compat Layer. Unlike ``paddle.nn.Embedding`` it does not zero the
+    padding row of the weight: the output for ``padding_idx`` is zero, the stored row
+    keeps its initial value, as in 1.x."""
 
     def __init__(self, size, is_sparse=False, is_distributed=False, padding_idx=None,
                  param_attr=None, dtype="float32"):
-        super().__init__()
+        super().__init__(size[0], size[1], padding_idx, sparse=is_sparse, dtype=dtype,
+                         weight_attr=param_attr)
         self._size = list(size)
         self._is_sparse = is_sparse
         self._is_distributed = is_distributed
-        self._padding_idx = (None if padding_idx is None else
-                             padding_idx if padding_idx >= 0 else size[0] + padding_idx)
         self._param_attr = param_attr
-        self._dtype = dtype
-        self.weight = self.create_parameter(attr=param_attr, shape=self._size, dtype=dtype,
-                                            is_bias=False)
-
-    def forward(self, input):
-        return F.embedding(input, self.weight, padding_idx=self._padding_idx,
-                           sparse=self._is_sparse)
 
 
 @_d("LayerNorm", replacement="paddle.nn.LayerNorm (+ explicit activation)")
