@@ -7,7 +7,8 @@ ops' ``cond`` output; every other name is generated from the rule database.
   enclosing program in place (``assign(x, output)``, ``increment(in_place=True)``,
   ``array_write``) and refreshes ``cond`` (``less_than(i, n, cond=cond)``). Paddle 3.x
   still builds exactly that on PIR (``paddle.static.nn.control_flow.While``: a while op
-  carrying ``cond`` whose body writes the outer variables in place).
+  carrying ``cond`` whose body writes the outer variables in place). The class is
+  ``_FluidWhile``, the one ``fix`` adds to upgraded modules (upgrader/fixers/while_block.py).
 - ``Switch``: ``with switch.case(c):`` / ``with switch.default():`` run the first case
   whose condition holds; each case is a PIR if op (true block = the case body) guarded
   by "this condition and none of the earlier ones", as 1.x's Switch computed it.
@@ -19,9 +20,10 @@ These are static-graph constructs, as in 1.x; dygraph code uses Python control f
 Nesting works too: Paddle 3.3.1's PIR executor keeps an in-place write made in a
 nested block only for variables of the block right around it (a write two blocks down
 is lost), so when a ``While`` or ``Switch`` case has been built, each variable of an
-outer block that it writes in place is relayed through a copy in the block around it
-(copied before the op, the copy written inside, written back after the op). A tensor
-array (``create_array``) written two blocks down cannot be copied on PIR: that raises
+outer block that it (or a block inside it, e.g. a ``layers.cond`` branch) writes in place
+is relayed through a copy in the block around it (copied before the op, the copy written
+inside, written back after the op: ``_FluidWhile.relay``). A tensor array
+(``create_array``) written two blocks down cannot be copied on PIR: that raises
 ``LegacyAPIError`` (unrelayed, the run would fail).
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import paddle
 
 from compat import _lazy
+from compat._added import added
 from compat._runtime import legacy, manual_error
 
 
@@ -82,58 +85,14 @@ def _static_only(name):
                            "dygraph code use Python control flow")
 
 
-def _walk(op):
-    for blk in op.blocks():
-        for inner in blk.ops:
-            yield inner
-            yield from _walk(inner)
-
-
-def _blocks(op, out):
-    for blk in op.blocks():
-        out.append(blk)
-        for inner in blk.ops:
-            _blocks(inner, out)
-    return out
-
-
 def _relay_deep_writes(op, name):
     """Relay the in-place writes that ``op``'s blocks make to variables defined outside
-    the block holding ``op`` (see the module docstring)."""
-    from paddle.base.libpaddle import pir as P
-    here = op.get_parent_block()
-    near = _blocks(op, [here])
-
-    def is_near(v):
-        d = v.get_defining_op()
-        return d is None or any(d.get_parent_block() == b for b in near)
-
-    written = []
-    for inner in _walk(op):
-        n = inner.name()
-        if not n.endswith("_") or n.startswith(("cf.", "builtin.")):
-            continue
-        for v in inner.operands_source():
-            if not is_near(v) and not any(v.is_same(w) for w in written):
-                written.append(v)
+    the block holding ``op`` (see the module docstring): the relay of ``_FluidWhile``, the
+    class fix adds for ``While``."""
     try:
-        for v in written:
-            P.set_insertion_point(op)
-            copy = paddle.assign(v)
-            for inner in _walk(op):
-                for i in range(inner.num_operands()):
-                    if inner.operand_source(i).is_same(v):
-                        inner.operand(i).set_source(copy)
-            P.set_insertion_point_after(op)
-            paddle.assign(copy, v)
-    except Exception as exc:
-        raise manual_error(
-            "paddle.fluid.layers." + name,
-            "a nested block writes a variable of an outer block that cannot be relayed "
-            "(%s: %s); write the loop with paddle.static.nn.while_loop / "
-            "paddle.static.nn.cond and explicit loop variables" % (type(exc).__name__, exc))
-    finally:
-        P.set_insertion_point_to_block_end(here)
+        added("while_block", "_FluidWhile").relay(op)
+    except NotImplementedError as exc:
+        raise manual_error("paddle.fluid.layers." + name, str(exc))
 
 
 class _Tracked(object):
@@ -154,17 +113,19 @@ class _Tracked(object):
 
 
 @_cf("While", "paddle.static.nn.while_loop")
-class While(object):
-    """1.x ``While``: ``with while_op.block():`` builds the loop body."""
+class While(added("while_block", "_FluidWhile")):
+    """1.x ``While``: ``with while_op.block():`` builds the loop body; ``_FluidWhile``, the
+    class fix adds (upgrader/fixers/while_block.py), with 1.x's error in dygraph mode."""
 
     def __init__(self, cond, is_test=False, name=None):
         _static_only("While")
-        from paddle.static.nn.control_flow import While as _While
-        self._impl = _While(cond, is_test=is_test, name=name)
-        self.cond_var = cond
+        super().__init__(cond, is_test=is_test, name=name)
 
-    def block(self):
-        return _Tracked("While", self._impl.block())
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        try:
+            return super().__exit__(exc_type, exc_val, exc_tb)
+        except NotImplementedError as exc:
+            raise manual_error("paddle.fluid.layers.While", str(exc))
 
 
 _CASE_DEPTH = [0]  # open Switch case/default blocks
