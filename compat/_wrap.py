@@ -381,7 +381,10 @@ class _Gen(object):
         if spec.transform:
             expr = self.holes(spec.transform.replace("{}", "(%s)" % expr))
         if spec.default is not None:
-            self.always[new] = "((%s) if %s is _UNSET else %s)" % (self.holes(spec.default), v, expr)
+            unset = "%s is _UNSET" % v
+            if p.has_default:  # the 1.x default written out is the same as leaving it out
+                unset += " or _eq(%s, %s)" % (v, self.const(_eval(p.default, self.ns)))
+            self.always[new] = "((%s) if %s else %s)" % (self.holes(spec.default), unset, expr)
         elif required:
             self.always[new] = expr
         else:

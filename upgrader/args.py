@@ -415,6 +415,12 @@ def _map_one(entry: Entry, pname: str, arg: cst.Arg, out, wraps, named=None, cal
                               "depends on its value")
             wraps.append((spec.wrap, {**(named or {}), "": _paren(value)}))
             return None
+        if (spec.default is not None and default is not None and same_value(src, default)
+                and not (spec.values or spec.transform) and not same_value(src, spec.default)):
+            # the legacy default written out is the same call as leaving it out (clamp's
+            # min=None meant 0.0 in 1.8.5): emit what `default` emits
+            out.append((spec.rename or pname, fill(spec.default, named or {}), arg))
+            return None
         if spec.values is not None:
             hit = _literal_key(spec.values, src)
             if hit is _NOT_LITERAL and _identity(spec.values) and _plain_reference(value):
