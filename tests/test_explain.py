@@ -158,3 +158,16 @@ def test_shared_code_documents_every_module(code):
 def test_single_module_code_keeps_its_doc(code):
     doc = explain.code_doc(code, BOOK)
     assert doc["what"].startswith(explain._sections(_modules(code)[0].__doc__)["what"])
+
+
+def test_args_taken_name_real_arguments_of_structural_entries():
+    """A fixer's ARGS_TAKEN speaks of entries it rewrites and of their 1.8 arguments, and
+    explain shows it instead of the plain mapping's "manual"."""
+    assert fixers.ARGS_TAKEN
+    for name, args in fixers.ARGS_TAKEN.items():
+        e = BOOK.lookup(name)
+        assert e is not None and e.structural, name
+        assert set(args) <= set(e.args), (name, set(args) - set(e.args))
+        text = " ".join(explain.arg_changes(e))
+        for arg, what in args.items():
+            assert what in text, (name, arg)

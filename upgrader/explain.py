@@ -125,12 +125,16 @@ def example_after(e: Entry, before: str, book: RuleBook) -> str:
 
 
 def arg_changes(e: Entry) -> List[str]:
+    from upgrader.fixers import ARGS_TAKEN
+    taken = ARGS_TAKEN.get(e.name, {})
     out = []
     for name, s in e.args.items():
-        if s.drop:
+        if name in taken and not s.drop_if_default:
+            out.append(f"`{name}`: {taken[name]}")
+        elif s.drop:
             out.append(f"`{name}` dropped")
         elif s.drop_if_default:
-            out.append(f"`{name}` dropped when default, else manual")
+            out.append(f"`{name}` dropped when default, else {taken.get(name, 'manual')}")
         elif s.manual_if_set:
             out.append(f"`{name}`: manual ({s.manual_if_set})")
         elif s.call_arg:

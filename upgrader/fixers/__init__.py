@@ -23,7 +23,9 @@ unsafe harmless in a call: ``SAFE_ARGS_WHEN`` and ``safe_arg(upgrader, call, ent
 name)``); one whose
 rewrite calls code it adds to the module describes it in ``HELPERS`` (shown
 instead of the target; ``HELPER_OF`` maps a legacy name to its own description, when
-one fixer adds several) and adds it in ``finish_module(upgrader, module)``, which runs
+one fixer adds several; ``ARGS_TAKEN`` maps a legacy name to {argument: what the fixer
+does with a value the rule's plain mapping leaves manual}, shown by ``explain``) and adds
+it in ``finish_module(upgrader, module)``, which runs
 after the imports are settled (:func:`insert_after_head` places it; the common case:
 :func:`helper_conflict` before the rewrite, :func:`use_helper` / :func:`need_helper` for
 it, :func:`add_used_helpers` in ``finish_module``).
@@ -243,6 +245,7 @@ STATEMENT_FIXERS: List[Callable] = []
 DELETING: Set[str] = set()  # structural names whose rewrite deletes the call statement
 HELPERS: Dict[str, str] = {}  # structural name -> the code fix adds to the module instead
 HELPERS_BY_NAME: Dict[str, str] = {}  # legacy name -> the same, for one entry (HELPER_OF)
+ARGS_TAKEN: Dict[str, Dict[str, str]] = {}  # legacy name -> {argument: what a fixer does with a value the plain mapping cannot take}
 FINISHERS: List[Callable] = []  # finish_module(upgrader, module) -> module, after the imports
 # legacy name -> unsafe_reason(upgrader, call, entry): why this call of a safe rule changes
 # results in this module (a module lists the names in UNSAFE_WHEN), or None
@@ -270,6 +273,8 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     DELETING.update(getattr(_mod, "DELETES", ()))
     HELPERS.update(getattr(_mod, "HELPERS", {}))
     HELPERS_BY_NAME.update(getattr(_mod, "HELPER_OF", {}))
+    for _name, _args in getattr(_mod, "ARGS_TAKEN", {}).items():
+        ARGS_TAKEN.setdefault(_name, {}).update(_args)
     for _name in getattr(_mod, "UNSAFE_WHEN", ()):
         UNSAFE_CHECKS[_name] = _mod.unsafe_reason
     for _name in getattr(_mod, "SAFE_ARGS_WHEN", ()):

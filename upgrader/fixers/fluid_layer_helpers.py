@@ -60,6 +60,9 @@ from upgrader.args import Manual, bind, code_of, literal
 CODE = "PU101"
 STRUCTURAL = ("fluid-layer-helpers",)
 ONE_HOT = "paddle.fluid.layers.one_hot"
+#: what explain shows for an argument the plain mapping would leave manual
+ARGS_TAKEN = {ONE_HOT: {"allow_out_of_range": "_fluid_one_hot(...) (all-zero rows for ids out "
+                                              "of range)"}}
 NAMES = {"paddle.fluid.layers.lstm_unit": "_fluid_lstm_unit",
          "paddle.fluid.layers.pad_constant_like": "_fluid_pad_constant_like",
          "paddle.fluid.layers.prelu": "_fluid_prelu",

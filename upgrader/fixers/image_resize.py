@@ -56,6 +56,11 @@ from upgrader.args import Manual, bind, code_of, keyword_arg, literal
 
 CODE = "PU101"
 STRUCTURAL = ("image-resize",)
+#: what explain shows for an argument the plain mapping would leave manual
+ARGS_TAKEN = {name: {"actual_shape": "_fluid_image_resize(..., actual_shape=...) (1.8's "
+                                     "output size from it)"}
+              for name in ("paddle.fluid.layers.resize_nearest", "paddle.fluid.layers.resize_bilinear",
+                           "paddle.fluid.layers.resize_trilinear", "paddle.fluid.layers.image_resize")}
 NAME = "_fluid_image_resize"
 WHAT = "a function fix adds to the module: 1.8's output size and source pixels"
 #: the method each legacy function resizes with (image_resize: its ``resample``)

@@ -43,6 +43,13 @@ from upgrader.args import Manual, bind, code_of, keyword_arg, literal
 
 CODE = "PU205"
 STRUCTURAL = ("pool2d-class",)
+#: what explain shows for an argument the plain mapping would leave manual
+ARGS_TAKEN = {name: {"pool_type": "the class or function of that value (a name or attribute: "
+                                  "a conditional on it)",
+                     "global_pooling": "the adaptive pooling of output size 1",
+                     "exclusive": "passed to the average pooling"}
+              for name in ("paddle.fluid.layers.pool2d", "paddle.fluid.layers.pool3d",
+                           "paddle.fluid.dygraph.Pool2D")}
 
 CLASSES = {("max", False): "paddle.nn.MaxPool2D", ("avg", False): "paddle.nn.AvgPool2D",
            ("max", True): "paddle.nn.AdaptiveMaxPool2D", ("avg", True): "paddle.nn.AdaptiveAvgPool2D"}
