@@ -15,6 +15,10 @@ def added(fixer: str, name: str) -> Callable:
         module = importlib.import_module("upgrader.fixers." + fixer)
         import paddle
         namespace: dict = {"paddle": paddle}  # upgraded modules import paddle
+        # code the source builds on (a base class fix adds beside it: the module's
+        # DEPENDS, from the fixer ADDED_FROM names, else the same one)
+        for dep in getattr(module, "DEPENDS", {}).get(name, ()):
+            namespace[dep] = added(getattr(module, "ADDED_FROM", {}).get(dep, fixer), dep)
         sources = getattr(module, "SOURCES", None) or {module.NAME: module.SOURCE}
         exec(compile(sources[name], module.__file__, "exec"), namespace)
         _done[key] = namespace[name]

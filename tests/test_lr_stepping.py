@@ -2,7 +2,8 @@
 
 The fixture pairs in fixtures/PU214/ show the rewrites and the manual notes; the proof
 (tests/test_proof.py -k Decay) shows the rewritten training loops match Paddle 1.8.5. These
-tests cover the switches: --unsafe-fixes, --ignore, noqa, check mode, and scopes.
+tests cover the switches: --ignore, noqa, check mode, and scopes; where the stepping cannot
+be traced, the decay becomes 1.8's class fix adds (lr_decay_classes), reported with why.
 """
 import re
 
@@ -59,18 +60,24 @@ def test_noqa_on_a_minimize_keeps_everything():
     assert "fluid.dygraph.PiecewiseDecay" in res.code and not _stepped(res.code)
 
 
-def test_current_step_lr_makes_it_unsafe():
+def _as_class(res, name, reason):
+    """The decay became 1.8's class fix adds (lr_decay_classes), reported with ``reason``."""
+    assert f"{name}(" in res.code and not _stepped(res.code)
+    assert "import paddle.fluid" not in res.code
+    (f,) = [f for f in res.findings if f.code == "PU104" and f.replacement == name]
+    assert f.fix == "safe" and f.applied and reason in f.message, f.message
+
+
+def test_current_step_lr_keeps_1_8s_class():
+    # today's get_lr() would give the next step's rate: 1.8's class keeps the last one
     src = LOOP.format(noqa="", extra="        print(opt.current_step_lr())\n")
     res = _fix(src)
-    assert "fluid.dygraph.PiecewiseDecay" in res.code and not _stepped(res.code)
-    assert ("PU104", "unsafe", False) in _codes(res)
-    assert "apply with --unsafe-fixes" in res.code
-    res = _fix(src, unsafe_fixes=True)
-    assert _stepped(res.code) and "fluid." not in res.code
-    assert ("PU214", "unsafe", True) in _codes(res)
+    _as_class(res, "_FluidPiecewiseDecay", "`opt.current_step_lr()` (now get_lr()) gives the "
+              "next step's rate")
+    assert "opt.get_lr()" in res.code
 
 
-def test_module_level_scheduler_read_in_a_function_is_manual():
+def test_module_level_scheduler_read_in_a_function_keeps_1_8s_class():
     src = HEAD + """lr = fluid.dygraph.NoamDecay(64, 10)
 opt = fluid.optimizer.Adam(learning_rate=lr, parameter_list=[])
 
@@ -82,11 +89,10 @@ def log():
 opt.minimize(loss)
 """
     res = _fix(src)
-    assert not _stepped(res.code)
-    assert "`lr` is read in another scope (`print(lr)`)" in res.code
+    _as_class(res, "_FluidNoamDecay", "`lr` is read in another scope (`print(lr)`)")
 
 
-def test_global_rebinding_is_manual():
+def test_global_rebinding_keeps_1_8s_class():
     src = HEAD + """def train(model, loss):
     global opt
     lr = fluid.dygraph.NoamDecay(64, 10)
@@ -94,18 +100,18 @@ def test_global_rebinding_is_manual():
     opt.minimize(loss)
 """
     res = _fix(src)
-    assert not _stepped(res.code) and "not a plain name assigned once" in res.code
+    _as_class(res, "_FluidNoamDecay", "not a plain name assigned once")
 
 
-def test_epoch_inside_an_expression_is_manual():
+def test_epoch_inside_an_expression_keeps_1_8s_class():
     src = HEAD + """def train(model):
     s = fluid.dygraph.StepDecay(0.1, step_size=2)
     opt = fluid.optimizer.SGD(learning_rate=s, parameter_list=model.parameters())
     x = s.epoch() or 1
 """
     res = _fix(src)
-    assert "fluid.dygraph.StepDecay" in res.code
-    assert "`s.epoch()` is inside an expression" in res.code
+    _as_class(res, "_FluidStepDecay", "`s.epoch()` is inside an expression")
+    assert "s.epoch() or 1" in res.code  # 1.8's epoch() is the class's
 
 
 def test_epoch_based_needs_no_optimizer_steps():
@@ -120,15 +126,14 @@ def test_epoch_based_needs_no_optimizer_steps():
     assert "        s.step(e)\n" in res.code and "s.step()" not in res.code
 
 
-def test_minimize_in_a_one_line_suite_is_manual():
+def test_minimize_in_a_one_line_suite_keeps_1_8s_class():
     src = HEAD + """def train(model, loss, ok):
     lr = fluid.dygraph.PolynomialDecay(0.1, 100)
     opt = fluid.optimizer.SGD(learning_rate=lr, parameter_list=model.parameters())
     if ok: opt.minimize(loss)
 """
     res = _fix(src)
-    assert not _stepped(res.code)
-    assert "`opt.minimize()` is inside an expression" in res.code
+    _as_class(res, "_FluidPolynomialDecay", "`opt.minimize()` is inside an expression")
 
 
 FACTORY = HEAD + """def optimizer_setting(params):
@@ -148,11 +153,9 @@ def test_factory_returned_optimizer_steps_its_scheduler_on_minimize():
     assert [(f.code, f.fix) for f in res.findings if f.code == "PU214"] == [("PU214", "safe")]
 
 
-def test_factory_in_a_module_reading_the_rate_back_says_how_to_reach_the_scheduler():
-    # current_step_lr() anywhere: the returned optimizer is left for a person, told to
-    # return the scheduler with it
+def test_factory_in_a_module_reading_the_rate_back_keeps_1_8s_class():
+    # current_step_lr() anywhere: the returned optimizer is not wrapped (today's get_lr()
+    # would give the next step's rate); 1.8's class advances itself and keeps the rate
     res = _fix(FACTORY + "print(optimizer_setting([]).current_step_lr())\n")
-    (f,) = [f for f in res.findings if f.code == "PU104" and f.fix == "manual"]
-    assert "optimizer `opt` is returned (`return opt`): return `lr` with it, then call " \
-           "`lr.step()` after each of its minimize() calls" in f.message
+    _as_class(res, "_FluidPiecewiseDecay", "optimizer `opt` is returned (`return opt`)")
     assert "_fluid_decay_on_minimize" not in res.code

@@ -881,8 +881,11 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     if entry.safety == "unsafe":
         d.fail(entry.note, status="unsafe")
     if reads:
+        # a dygraph decay class keeps 1.8's rate read back as the class fix adds
+        # (lr_decay_classes); today's scheduler would give the next step's rate
         d.fail(f"`{'`/`'.join(d.optimizers)}.current_step_lr()` (now get_lr()) gives the next "
-               f"step's rate, 1.8 the last minimize()'s", status="unsafe")
+               f"step's rate, 1.8 the last minimize()'s",
+               status="manual" if entry.name in _decay_classes().NAMES else "unsafe")
     if step_based:
         for s, oname in sites:
             p.after[id(s)] = (d, oname)
@@ -1678,6 +1681,10 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
                   f"boundaries moved by -{d.outer.shift} (LinearWarmup steps it with step - "
                   f"warmup_steps)", entry.name, entry.target, d.outer.status, applied=True)
         return mapped[0]
+    if _decay_classes().untraced(d):
+        # 1.8's dygraph decay as the class fix adds, which advances itself as 1.8's did
+        return _decay_classes().to_class(up, original, updated, entry,
+                                         _decay_classes().untraced_why(d))
     if d.status == "mapping":
         return up.apply_entry(original, updated, entry)  # reports the mapping's reason
     if d.status == "graph":
@@ -1722,6 +1729,17 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         d.hoisted = mapped[0]  # assigned to its name before the optimizer's statement
         return cst.Name(d.name)
     return mapped[0]
+
+
+def _decay_classes():
+    from upgrader.fixers import lr_decay_classes
+    return lr_decay_classes
+
+
+def rewrite_reference(up, node: cst.BaseExpression, entry):
+    """A dygraph decay class used as a value: the class fix adds when its calls in the
+    module become it (lr_decay_classes); None keeps the engine's rename."""
+    return _decay_classes().rewrite_reference(up, node, entry)
 
 
 def leave_statement(up, original, updated):

@@ -51,10 +51,13 @@ Fix safety
     with the state alone on any receiver (a factory's optimizer or model: both 1.8 classes
     had it, both 3.x classes have ``set_state_dict``, which is what a Layer's ``set_dict``
     still calls). ``current_step_lr`` →
-    ``get_lr`` is unsafe in a module that uses ``ReduceLROnPlateau``: 1.8 returned the rate
-    of the last ``minimize()``, ``get_lr()`` the scheduler's, which a ``step(loss)`` may have
-    lowered since (checked on 1.8.5). A ``parameter_list`` of parameter names (strings,
-    which 1.8 accepted: ``'fc_0.w_0'``, ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``;
+    ``get_lr`` is unsafe in a module that uses today's ``ReduceOnPlateau``: 1.8 returned the
+    rate of the last ``minimize()``, ``get_lr()`` the scheduler's, which a ``step(loss)`` may
+    have lowered since (checked on 1.8.5); 1.8's ``ReduceLROnPlateau`` becomes
+    ``_FluidReduceLROnPlateau`` in a module that reads the rate back (lr-decay-class), whose
+    ``get_lr()`` is 1.8's, so the rename is safe there (program lr_decay_dygraph). A
+    ``parameter_list`` of parameter names (strings, which 1.8 accepted: ``'fc_0.w_0'``,
+    ``prefix + '_w'``, ``'%s_w' % tag``, ``p.name``;
     a display or comprehension of names, or a variable the module binds only to such
     lists and grows only by ``.append(<name>)``: DCGAN's
     ``[p.name for p in g_program.global_block().all_parameters()]``, CycleGAN's prefix
@@ -171,9 +174,9 @@ def check_call(up, original: cst.Call, updated: cst.Call):
         # optimizer passed to a function, self.optimizer) is renamed
         if name == "current_step_lr" and _plateau_module(up):
             message = ("optimizer `.current_step_lr()` → `.get_lr()` (unsafe: the module uses "
-                       "ReduceLROnPlateau: 1.8's current_step_lr() returned the rate of the last "
-                       "minimize(), get_lr() returns the scheduler's current rate, so a read "
-                       "between a scheduler.step(loss) that lowered the rate and the next "
+                       "a ReduceOnPlateau scheduler: 1.8's current_step_lr() returned the rate "
+                       "of the last minimize(), get_lr() returns the scheduler's current rate, "
+                       "so a read between a scheduler.step(loss) that lowered the rate and the next "
                        "minimize() gives the new rate today, the old one in 1.8)")
             if not up.opts.unsafe_fixes:
                 up.report(original, CODE, message + "; apply with --unsafe-fixes",
@@ -217,9 +220,12 @@ def _plateau_module(up) -> bool:
     the rate, until the next minimize() (checked on 1.8.5)."""
     cached = getattr(up, "_plateau_module", None)
     if cached is None:
-        # also its 3.x name: in a module upgraded before, the call is still to be reviewed
-        cached = up._plateau_module = "ReduceLROnPlateau" in up.source or \
-            "ReduceOnPlateau" in up.source
+        # also its 3.x name: in a module upgraded before, the call is still to be reviewed;
+        # 1.8's becomes _FluidReduceLROnPlateau where current_step_lr() is read, whose
+        # rate read back is the last minimize()'s (lr_decay_classes)
+        from upgrader.fixers.lr_decay_classes import plateau_as_class
+        cached = up._plateau_module = "ReduceOnPlateau" in up.source or (
+            "ReduceLROnPlateau" in up.source and not plateau_as_class(up))
     return cached
 
 

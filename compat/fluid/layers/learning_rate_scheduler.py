@@ -22,7 +22,7 @@ import math
 
 import paddle
 
-from compat import SubclassMustDefine, _lazy
+from compat import _lazy
 from compat._added import added
 from compat._runtime import legacy, quiet
 
@@ -46,15 +46,23 @@ def _f(x):
 LearningRateDecay = added("lr_decay_base", "_FluidLearningRateDecay")
 
 
-class LegacyDecay(LearningRateDecay):
-    """Base of compat's 1.x built-in decays (instances of ``LearningRateDecay`` as in 1.x);
-    the compat optimizers and executor step them explicitly (``consume``, ``advance``)."""
+def _fluid(name):
+    """1.x's dygraph decay ``name`` as the class ``fix`` adds for it
+    (upgrader/fixers/lr_decay_classes.py): its formula (``step()``, an epoch decay's
+    ``get_lr()``, ``ReduceLROnPlateau.step(loss)``), attributes and state, which compat's
+    decays inherit."""
+    return added("lr_decay_classes", name)
 
-    def __init__(self, begin=0, step=1, dtype="float32"):
-        self.step_num = begin
-        self.step_size = step
-        self.dtype = dtype
-        self.verbose = False
+
+class LegacyDecay(LearningRateDecay):
+    """Base of compat's 1.x built-in decays (instances of ``LearningRateDecay`` as in 1.x),
+    put in front of the class ``fix`` adds for each (``_fluid``), whose ``__init__`` and
+    formula they use: the compat optimizers and executor step them explicitly
+    (``consume``, ``advance``) and read the rate they keep (``last_lr``)."""
+
+    def _legacy_init(self):
+        """After the 1.x ``__init__``: compat's own state and the first rate."""
+        self.__dict__.setdefault("verbose", False)
         self.last_epoch = 0
         self._var_name = None
         self._static = not paddle.in_dynamic_mode()
@@ -62,7 +70,7 @@ class LegacyDecay(LearningRateDecay):
         self._ready()
 
     def _ready(self):
-        if type(self).step is LegacyDecay.step:
+        if type(self).step is LearningRateDecay.step:
             # the bare base class: 1.8.5 builds it and fails only when the rate is asked for
             self.base_lr = self.last_lr = 0.0
             return
@@ -72,44 +80,33 @@ class LegacyDecay(LearningRateDecay):
             # the first rate is computed when it is first asked for (__getattr__)
             self.__dict__["_lazy_rate"] = True
             return
-        self.base_lr = self.last_lr = float(self.step())
+        self.base_lr = self.last_lr = self._rate()
 
     def __getattr__(self, name):
         if name in ("base_lr", "last_lr") and self.__dict__.pop("_lazy_rate", False):
-            self.base_lr = self.last_lr = float(self.step())
+            self.base_lr = self.last_lr = self._rate()
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    # 1.x protocol ---------------------------------------------------------------
-    def step(self):
-        """1.x: the learning rate at the current ``step_num`` (does not advance);
-        defined by each decay."""
-        raise SubclassMustDefine(f"{type(self).__name__}.step(): a LearningRateDecay "
-                                 "subclass returns the learning rate at self.step_num")
+    def _rate(self):
+        """The rate at the current state, a float (1.x ``step()``'s value)."""
+        return float(self.step())
 
+    # 1.x protocol ---------------------------------------------------------------
     def create_lr_var(self, lr):
         """1.x made a [1] float tensor of the rate, which subclasses' step() combined with
-        layers ops (``layers.elementwise_min(a, b)`` in transformer warmups)."""
+        layers ops (``layers.elementwise_min(a, b)`` in transformer warmups); a static
+        decay computes its rates in Python."""
         if paddle.in_dynamic_mode():
             return paddle.full([1], float(lr), self.dtype)
         return float(lr)
-
-    def state_dict(self):
-        self._state_keys()
-        return {k: self.__dict__[k] for k in self.keys if k in self.__dict__}
-
-    def _state_keys(self):
-        self.keys = ["step_num"]
 
     def state_keys(self):
         self._state_keys()
 
     def set_dict(self, state_dict):
-        self._state_keys()
-        for k in self.keys:
-            if k in state_dict:
-                self.__dict__[k] = state_dict[k]
-        self.last_lr = float(self.step())
+        super().set_dict(state_dict)
+        self.last_lr = self._rate()
 
     set_state_dict = set_dict
 
@@ -132,7 +129,7 @@ class LegacyDecay(LearningRateDecay):
         if var is not None and var.get_tensor()._is_initialized():
             import numpy as np
             self.step_num = int(np.array(var.get_tensor()).reshape(-1)[0]) + self.step_size
-            self.last_lr = float(self.step())
+            self.last_lr = self._rate()
         return self.last_lr
 
     def _refresh(self, scope):
@@ -146,13 +143,10 @@ class LegacyDecay(LearningRateDecay):
             value = np.array(tensor)
             tensor.set(np.full(value.shape, self._sync(scope), value.dtype), paddle.CPUPlace())
 
-    def get_lr(self):
-        return float(self.step())
-
     # stepping -----------------------------------------------------------------------
     def consume(self):
         """An optimizer step used the current rate (1.x ``LearningRateDecay.__call__``)."""
-        lr = float(self.step())
+        lr = self._rate()
         self._used = lr
         self.last_lr = lr
         self.step_num += self.step_size
@@ -164,167 +158,124 @@ class LegacyDecay(LearningRateDecay):
         if self.__dict__.get("_counted"):
             return
         self.step_num += self.step_size
-        self.last_lr = float(self.step())
+        self.last_lr = self._rate()
 
     def current(self):
-        """``optimizer.current_step_lr()``: the rate of the last step, else the next one."""
-        return self._used if self._used is not None else float(self.step())
+        """``optimizer.current_step_lr()``: the rate of the last step, else 1.x's
+        ``step()``: a float as it is, a variable's value (a numpy float32)."""
+        if self._used is not None:
+            return self._used
+        lr = self.step()
+        if isinstance(lr, (float, int)):
+            return lr
+        import numpy as np
+        return np.float32(float(lr))
 
 
 @legacy("paddle.fluid.dygraph.PiecewiseDecay", "paddle.fluid.dygraph.learning_rate_scheduler.PiecewiseDecay",
         replacement="paddle.optimizer.lr.PiecewiseDecay + scheduler.step() per iteration")
-class PiecewiseDecay(LegacyDecay):
+class PiecewiseDecay(LegacyDecay, _fluid("_FluidPiecewiseDecay")):
     def __init__(self, boundaries, values, begin, step=1, dtype="float32"):
-        self.boundaries = boundaries
-        self.values = values
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        for i, b in enumerate(self.boundaries):
-            if self.step_num < b:
-                return _f(self.values[i])
-        return _f(self.values[len(self.values) - 1])
+        super().__init__(boundaries, values, begin, step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.NaturalExpDecay", "paddle.fluid.dygraph.learning_rate_scheduler.NaturalExpDecay",
         replacement="paddle.optimizer.lr.NaturalExpDecay + scheduler.step() per iteration")
-class NaturalExpDecay(LegacyDecay):
+class NaturalExpDecay(LegacyDecay, _fluid("_FluidNaturalExpDecay")):
     def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
                  step=1, dtype="float32"):
-        self.learning_rate, self.decay_steps = learning_rate, decay_steps
-        self.decay_rate, self.staircase = decay_rate, staircase
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        div = _f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div = math.floor(div)
-        return _f(self.learning_rate * math.exp(-1 * self.decay_rate * div))
+        super().__init__(learning_rate, decay_steps, decay_rate, staircase, begin, step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.ExponentialDecay", "paddle.fluid.dygraph.learning_rate_scheduler.ExponentialDecay",
         replacement="paddle.optimizer.lr.ExponentialDecay + scheduler.step() per iteration")
-class ExponentialDecay(LegacyDecay):
+class ExponentialDecay(LegacyDecay, _fluid("_FluidExponentialDecay")):
     def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
                  step=1, dtype="float32"):
-        self.learning_rate, self.decay_steps = learning_rate, decay_steps
-        self.decay_rate, self.staircase = decay_rate, staircase
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        div = _f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div = math.floor(div)
-        return _f(self.learning_rate * (self.decay_rate ** div))
+        super().__init__(learning_rate, decay_steps, decay_rate, staircase, begin, step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.InverseTimeDecay", "paddle.fluid.dygraph.learning_rate_scheduler.InverseTimeDecay",
         replacement="paddle.optimizer.lr.InverseTimeDecay + scheduler.step() per iteration")
-class InverseTimeDecay(LegacyDecay):
+class InverseTimeDecay(LegacyDecay, _fluid("_FluidInverseTimeDecay")):
     def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
                  step=1, dtype="float32"):
-        self.learning_rate, self.decay_steps = learning_rate, decay_steps
-        self.decay_rate, self.staircase = decay_rate, staircase
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        div = _f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div = math.floor(div)
-        return _f(self.learning_rate / (1 + self.decay_rate * div))
+        super().__init__(learning_rate, decay_steps, decay_rate, staircase, begin, step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.PolynomialDecay", "paddle.fluid.dygraph.learning_rate_scheduler.PolynomialDecay",
         replacement="paddle.optimizer.lr.PolynomialDecay + scheduler.step() per iteration")
-class PolynomialDecay(LegacyDecay):
+class PolynomialDecay(LegacyDecay, _fluid("_FluidPolynomialDecay")):
     def __init__(self, learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0,
                  cycle=False, begin=0, step=1, dtype="float32"):
-        self.learning_rate, self.decay_steps = learning_rate, decay_steps
-        self.end_learning_rate, self.power, self.cycle = end_learning_rate, power, cycle
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        n = self.step_num
-        steps = self.decay_steps
-        if self.cycle:
-            div = math.ceil(_f(n / float(self.decay_steps)))
-            if n == 0:
-                div = 1.0
-            steps = self.decay_steps * div
-        else:
-            n = n if n < self.decay_steps else self.decay_steps
-        return _f((self.learning_rate - self.end_learning_rate)
-                  * ((1 - _f(n / steps)) ** self.power) + self.end_learning_rate)
+        super().__init__(learning_rate, decay_steps, end_learning_rate, power, cycle, begin,
+                         step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.CosineDecay", "paddle.fluid.dygraph.learning_rate_scheduler.CosineDecay",
         replacement="paddle.optimizer.lr.CosineAnnealingDecay (stepped per epoch)")
-class CosineDecay(LegacyDecay):
+class CosineDecay(LegacyDecay, _fluid("_FluidCosineDecay")):
     def __init__(self, learning_rate, step_each_epoch, epochs, begin=0, step=1, dtype="float32"):
-        self.learning_rate, self.step_each_epoch, self.epochs = learning_rate, step_each_epoch, epochs
-        super().__init__(begin, step, dtype)
-
-    def step(self):
-        epoch = math.floor(_f(self.step_num / self.step_each_epoch))
-        return _f(self.learning_rate * 0.5 * (math.cos(_f(epoch * math.pi / self.epochs)) + 1))
+        super().__init__(learning_rate, step_each_epoch, epochs, begin, step, dtype)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.NoamDecay", "paddle.fluid.dygraph.learning_rate_scheduler.NoamDecay",
         replacement="paddle.optimizer.lr.NoamDecay + scheduler.step() per iteration")
-class NoamDecay(LegacyDecay):
+class NoamDecay(LegacyDecay, _fluid("_FluidNoamDecay")):
     def __init__(self, d_model, warmup_steps, begin=1, step=1, dtype="float32", learning_rate=1.0):
-        self.learning_rate, self.d_model, self.warmup_steps = learning_rate, d_model, warmup_steps
-        super().__init__(begin, step, dtype)
+        super().__init__(d_model, warmup_steps, begin, step, dtype, learning_rate)
+        self._legacy_init()
 
     def step(self):
-        n = float(self.step_num)
-        a = _f(n ** -0.5) if n > 0 else float("inf")
-        b = _f((self.warmup_steps ** -1.5) * n)
-        return _f(self.learning_rate * (self.d_model ** -0.5) * min(a, b))
+        if self.step_num == 0 and self.__dict__.get("_static"):
+            # 1.x's static graph at step 0 (a counter another decay started at 0): there
+            # 0 ** -0.5 is inf and the min takes warmup_steps ** -1.5 * 0; the dygraph
+            # class raises ZeroDivisionError, as 1.x's did
+            return self.create_lr_var(0.0)
+        return super().step()
 
 
 @legacy("paddle.fluid.dygraph.LinearLrWarmup", "paddle.fluid.dygraph.learning_rate_scheduler.LinearLrWarmup",
         replacement="paddle.optimizer.lr.LinearWarmup + scheduler.step() per iteration")
-class LinearLrWarmup(LegacyDecay):
+class LinearLrWarmup(LegacyDecay, _fluid("_FluidLinearLrWarmup")):
     """1.8 dygraph: ``(end_lr - start_lr) / warmup_steps * step_num`` during warm-up (1.8
     does not add ``start_lr`` here), then the wrapped rate; a wrapped decay advances at
     every step, warm-up included."""
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, begin=1, step=1,
                  dtype="float32"):
-        if not isinstance(learning_rate, (float, int, LearningRateDecay)):
-            raise TypeError("the type of learning_rate should be [int, float or "
-                            "LearningRateDecay], the current type is {}".format(learning_rate))
-        if not end_lr > start_lr:
-            raise AssertionError("end_lr {} must be greater than start_lr {}".format(end_lr, start_lr))
-        self.learning_rate = learning_rate
-        self.warmup_steps = warmup_steps
-        self.start_lr, self.end_lr = start_lr, end_lr
-        self.lr_ratio_before_warmup = (float(end_lr) - float(start_lr)) / float(warmup_steps)
-        super().__init__(begin, step, dtype)
+        super().__init__(learning_rate, warmup_steps, start_lr, end_lr, begin, step, dtype)
+        self._legacy_init()
 
     def _ready(self):
-        self.base_lr = self.last_lr = self._value(advance_inner=False)
-
-    def _value(self, advance_inner):
+        # the first rate, without calling (advancing) a wrapped decay
         base = self.learning_rate
         if isinstance(base, LegacyDecay):
-            base = base.consume() if advance_inner else float(base.step())
-        elif isinstance(base, LearningRateDecay):  # a user's decay: 1.x called it (advancing)
-            base = base() if advance_inner else base.step()
+            base = base._rate()
+        elif isinstance(base, LearningRateDecay):
+            base = base.step()
         if self.step_num < self.warmup_steps:
-            return _f(self.lr_ratio_before_warmup * self.step_num)
-        return _f(base)
-
-    def step(self):
-        return self._value(advance_inner=False)
+            base = self.lr_ratio_before_warmup * self.step_num
+        self.base_lr = self.last_lr = float(base)
 
     def consume(self):
-        lr = self._value(advance_inner=True)
-        self._used = lr
-        self.last_lr = lr
-        self.step_num += self.step_size
-        return lr
+        inner = self.learning_rate
+        if isinstance(inner, LegacyDecay):
+            # 1.x called it at every step: it advances, and its __call__ then answers
+            # with the rate it just used (a user's decay advances when step() calls it)
+            inner.consume()
+        return super().consume()
+
+    def current(self):
+        if self._used is None and isinstance(self.learning_rate, LegacyDecay):
+            self.learning_rate.consume()  # 1.x's current_step_lr() ran step(), calling it
+        return super().current()
 
 
 class _StaticWarmup(LegacyDecay):
@@ -335,6 +286,7 @@ class _StaticWarmup(LegacyDecay):
         self.warmup_steps = warmup_steps
         self.start_lr, self.end_lr = float(start_lr), float(end_lr)
         super().__init__(0, 1, "float32")
+        self._legacy_init()
 
     def step(self):
         n = self.step_num
@@ -349,172 +301,82 @@ class _StaticWarmup(LegacyDecay):
 
 @legacy("paddle.fluid.dygraph.ReduceLROnPlateau", "paddle.fluid.dygraph.learning_rate_scheduler.ReduceLROnPlateau",
         replacement="paddle.optimizer.lr.ReduceOnPlateau")
-class ReduceLROnPlateau(LegacyDecay):
+class ReduceLROnPlateau(LegacyDecay, _fluid("_FluidReduceLROnPlateau")):
     def __init__(self, learning_rate, mode="min", decay_rate=0.1, patience=10, verbose=False,
                  threshold=1e-4, threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8,
                  dtype="float32"):
-        mode = mode.lower()
-        if mode not in ("min", "max"):
-            raise ValueError("mode " + mode + " is unknown!")
-        if decay_rate >= 1.0:
-            raise ValueError("new_lr = origin_lr * decay_rate and decay_rate should be < 1.0.")
-        threshold_mode = threshold_mode.lower()
-        if threshold_mode not in ("rel", "abs"):
-            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        self.mode, self.decay_rate, self.threshold_mode = mode, _f(decay_rate), threshold_mode
-        self.learning_rate = _f(learning_rate)
-        self.patience, self.threshold, self.cooldown = patience, threshold, cooldown
-        self.min_lr, self.eps = _f(min_lr), eps
-        self.cooldown_counter = 0
-        self.best_loss = None
-        self.num_bad_epochs = 0
-        self.epoch_num = 0
-        super().__init__(0, 1, dtype)
-        self.verbose = verbose
+        super().__init__(learning_rate, mode, decay_rate, patience, verbose, threshold,
+                         threshold_mode, cooldown, min_lr, eps, dtype)
+        self._legacy_init()
 
-    def _state_keys(self):
-        self.keys = ["cooldown_counter", "best_loss", "num_bad_epochs", "epoch_num", "learning_rate"]
+    def _rate(self):
+        return float(self.learning_rate)
 
     def consume(self):
-        self._used = self.learning_rate
-        self.last_lr = self.learning_rate
-        return self.learning_rate
-
-    def current(self):
-        return self._used if self._used is not None else self.learning_rate
+        lr = self._rate()  # an optimizer's use of the rate does not move it
+        self._used = lr
+        self.last_lr = lr
+        return lr
 
     def step(self, loss=None):
         if loss is None:  # read as a rate (1.x __call__)
-            return self.learning_rate
-        import numpy as np
-        value = float(np.asarray(loss.numpy() if hasattr(loss, "numpy") else loss).ravel()[0])
-        self.epoch_num += 1
-        if self.cooldown_counter > 0:
-            self.cooldown_counter -= 1
-        else:
-            if self.best_loss is None or self._is_better(value, self.best_loss):
-                self.best_loss = value
-                self.num_bad_epochs = 0
-            else:
-                self.num_bad_epochs += 1
-            if self.num_bad_epochs > self.patience:
-                self.cooldown_counter = self.cooldown
-                self.num_bad_epochs = 0
-                new_lr = max(_f(self.learning_rate * self.decay_rate), self.min_lr)
-                if self.learning_rate - new_lr > self.eps:
-                    if self.verbose:
-                        print("Epoch {}: reducing learning rate from {} to {}.".format(
-                            self.epoch_num, self.learning_rate, new_lr))
-                    self.learning_rate = new_lr
-        self.last_lr = self.learning_rate
-        return None
-
-    def _is_better(self, current, best):
-        if self.mode == "min" and self.threshold_mode == "rel":
-            return current < best - best * self.threshold
-        if self.mode == "min" and self.threshold_mode == "abs":
-            return current < best - self.threshold
-        if self.mode == "max" and self.threshold_mode == "rel":
-            return current > best + best * self.threshold
-        return current > best + self.threshold
+            return self._rate()
+        super().step(loss)
+        self.last_lr = self._rate()
 
 
 class _EpochDecay(LegacyDecay):
-    """1.x ``_LearningRateEpochDecay``: moves on ``epoch()``, not per step."""
+    """1.x ``_LearningRateEpochDecay``: moves on ``epoch()``, not per step; in front of the
+    class ``fix`` adds for the decay (its ``get_lr()`` formula and ``epoch()``)."""
 
-    def __init__(self, learning_rate, dtype=None):
-        if not isinstance(learning_rate, (float, int)):
-            raise TypeError("The type of 'learning_rate' must be 'float, int', but received %s."
-                            % type(learning_rate))
-        if learning_rate < 0:
-            raise ValueError("Invalid learning rate: {}".format(learning_rate))
-        self.base_lr = float(learning_rate)
-        self.epoch_num = -1
-        self.learning_rate = _f(self.base_lr)
-        self.step_num, self.step_size, self.dtype = 0, 1, dtype or "float32"
-        self.verbose, self.last_epoch, self._var_name = False, 0, None
-        self._static = not paddle.in_dynamic_mode()
-        self._used = None
-        self.epoch()
+    def _rate(self):
+        return float(self.learning_rate)
 
-    def _state_keys(self):
-        self.keys = ["epoch_num", "learning_rate"]
+    def _ready(self):
+        self.last_lr = self._rate()
 
     def epoch(self, epoch=None):
-        self.epoch_num = self.epoch_num + 1 if epoch is None else epoch
-        self.learning_rate = _f(self.get_lr())
-        self.last_lr = self.learning_rate
+        super().epoch(epoch)
+        self.last_lr = self._rate()
 
     def step(self):
-        return self.learning_rate
+        return self._rate()
 
     def consume(self):
-        self._used = self.learning_rate
-        self.last_lr = self.learning_rate
-        return self.learning_rate
+        lr = self._rate()  # an optimizer's use of the rate does not move it
+        self._used = lr
+        self.last_lr = lr
+        return lr
 
     def current(self):
-        return self._used if self._used is not None else self.learning_rate
-
-    def set_dict(self, state_dict):
-        self._state_keys()
-        for k in self.keys:
-            if k in state_dict:
-                self.__dict__[k] = state_dict[k]
-        self.last_lr = self.learning_rate
-
-    set_state_dict = set_dict
+        if self._used is not None:
+            return self._used
+        import numpy as np
+        return np.float32(self._rate())  # 1.x: the rate's variable (numpy()[0])
 
 
 @legacy("paddle.fluid.dygraph.StepDecay", "paddle.fluid.dygraph.learning_rate_scheduler.StepDecay",
         replacement="paddle.optimizer.lr.StepDecay")
-class StepDecay(_EpochDecay):
+class StepDecay(_EpochDecay, _fluid("_FluidStepDecay")):
     def __init__(self, learning_rate, step_size, decay_rate=0.1):
-        if not isinstance(step_size, int):
-            raise TypeError("The type of 'step_size' must be 'int', but received %s." % type(step_size))
-        if decay_rate >= 1.0:
-            raise ValueError("decay_rate should be < 1.0.")
-        self.step_size_epochs = step_size
-        self.decay_rate = decay_rate
-        super().__init__(learning_rate)
-
-    def get_lr(self):
-        return self.base_lr * (_f(self.decay_rate) ** (self.epoch_num // self.step_size_epochs))
+        super().__init__(learning_rate, step_size, decay_rate)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.MultiStepDecay", "paddle.fluid.dygraph.learning_rate_scheduler.MultiStepDecay",
         replacement="paddle.optimizer.lr.MultiStepDecay")
-class MultiStepDecay(_EpochDecay):
+class MultiStepDecay(_EpochDecay, _fluid("_FluidMultiStepDecay")):
     def __init__(self, learning_rate, milestones, decay_rate=0.1):
-        if not isinstance(milestones, (tuple, list)):
-            raise TypeError("The type of 'milestones' in 'MultiStepDecay' must be 'tuple, list', "
-                            "but received %s." % type(milestones))
-        if decay_rate >= 1.0:
-            raise ValueError("decay_rate should be < 1.0.")
-        self.milestones = milestones
-        self.decay_rate = decay_rate
-        super().__init__(learning_rate)
-
-    def get_lr(self):
-        rate = _f(self.decay_rate)
-        for i, m in enumerate(self.milestones):
-            if self.epoch_num < m:
-                return self.base_lr * (rate ** i)
-        return self.base_lr * (rate ** len(self.milestones))
+        super().__init__(learning_rate, milestones, decay_rate)
+        self._legacy_init()
 
 
 @legacy("paddle.fluid.dygraph.LambdaDecay", "paddle.fluid.dygraph.learning_rate_scheduler.LambdaDecay",
         replacement="paddle.optimizer.lr.LambdaDecay")
-class LambdaDecay(_EpochDecay):
+class LambdaDecay(_EpochDecay, _fluid("_FluidLambdaDecay")):
     def __init__(self, learning_rate, lr_lambda):
-        if not callable(lr_lambda):
-            raise TypeError("The type of 'lr_lambda' in 'LambdaDecay' must be 'function', "
-                            "but received %s." % type(lr_lambda))
-        self.lr_lambda = lr_lambda
-        super().__init__(learning_rate)
-
-    def get_lr(self):
-        return self.base_lr * self.lr_lambda(self.epoch_num)
+        super().__init__(learning_rate, lr_lambda)
+        self._legacy_init()
 
 
 # -- static functions (``fluid.layers.*_decay``) -------------------------------------
