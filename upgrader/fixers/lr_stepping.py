@@ -99,7 +99,11 @@ Fix safety
     (``scope_guard(scope)``, ``scope_guard(fluid.Scope())``). Unsafe (applied
     with ``--unsafe-fixes``) when the optimizer's ``current_step_lr()`` is read: 1.8 returned
     the rate of the last ``minimize()``, today's ``get_lr()`` the rate of the next step (the
-    training itself is unchanged).
+    training itself is unchanged). A ``fluid.dygraph`` decay class is never left manual or
+    unsafe for these reasons (nor for a call today's class cannot take: ``staircase``,
+    ``step``): it becomes 1.8's class fix adds instead (lr-decay-class, PU104), which
+    advances itself as 1.8's did and keeps the rate ``get_lr()`` reads; what stays manual
+    or unsafe here are the static decays and ``fluid.layers.*_decay`` in dygraph code.
 """
 from __future__ import annotations
 
