@@ -85,7 +85,9 @@ class _Legacy(object):
             # parameter of the optimizer's own parameter_list that has a gradient.
             self._legacy_stepped = True
             if self._legacy_lr is not None:
-                self._legacy_lr.consume()
+                # the rate this optimizer's step used (its 1.x learning-rate variable),
+                # which its current_step_lr() reads, whoever else shares the decay
+                self._legacy_used = self._legacy_lr.consume()
             fast = getattr(self, "_dygraph_minimize", None)
             if fast is not None:
                 done = fast(loss, None)
@@ -145,7 +147,8 @@ class _Legacy(object):
 
     def current_step_lr(self):
         if self._legacy_lr is not None:
-            lr = self._legacy_lr.current()
+            used = getattr(self, "_legacy_used", None)
+            lr = used if used is not None else self._legacy_lr.peek()
         elif isinstance(self._learning_rate, LearningRateDecay):
             # a user's decay answers get_lr() as 1.x's current_step_lr() (its type included)
             return self.get_lr()

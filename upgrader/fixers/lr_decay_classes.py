@@ -12,7 +12,11 @@ What it does
     arguments today's class lacks: ``staircase``, ``step``), and where the optimizer's
     ``current_step_lr()`` is read (``get_lr()`` of today's schedulers gives the next rate,
     1.8 the last ``minimize()``'s), the call becomes ``_Fluid<Name>(...)`` with the same
-    arguments (1.8's signature), a class fix adds to the module. ``LinearLrWarmup``
+    arguments (1.8's signature), a class fix adds to the module. So does a
+    ``fluid.layers.*_decay`` call in dygraph code, for which 1.8.5 returned the dygraph
+    decay (``piecewise_decay(b, v)`` → ``_FluidPiecewiseDecay(b, v, 0)``, ``noam_decay``'s
+    ``learning_rate`` passed by keyword), also where an argument its formula reads is not
+    a literal. ``LinearLrWarmup``
     always does (today's ``LinearWarmup`` is another formula), ``ReduceLROnPlateau`` in a
     module that reads ``current_step_lr()`` (elsewhere it is today's ``ReduceOnPlateau``).
     A reference to the class (``isinstance(s, fluid.dygraph.ReduceLROnPlateau)``) follows
@@ -47,8 +51,10 @@ Fix safety
     Safe: the rate of every ``minimize()``, the parameters after it and
     ``current_step_lr()`` before and after it agree with 1.8.5 for every class (the
     entries' examples: a decay handed to a training function, ``staircase``, ``cycle``,
-    ``begin``, a wrapped decay, ``epoch()``, ``step(loss)``; programs lr_decay_dygraph and
-    save_load_dygraph, which also saves and restores the decay with its optimizer).
+    ``begin``, a wrapped decay, ``epoch()``, ``step(loss)``; programs lr_decay_dygraph,
+    save_load_dygraph, which also saves and restores the decay with its optimizer, and
+    lr_layers_decay_dygraph_helpers: the seven layers functions in dygraph code, a resnet
+    optimizer factory read back, a decay shared by two optimizers).
     Manual when the module already uses one of the names for something else. A reference
     to a class whose calls in the module are partly today's scheduler and partly the added
     class is manual (``isinstance`` would answer for one of them only).
@@ -71,6 +77,15 @@ NAMES = {f"paddle.fluid.dygraph.{n}": f"_Fluid{n}" for n in (
     "PiecewiseDecay", "NaturalExpDecay", "ExponentialDecay", "InverseTimeDecay",
     "PolynomialDecay", "CosineDecay", "NoamDecay", "LinearLrWarmup", "ReduceLROnPlateau",
     "StepDecay", "MultiStepDecay", "LambdaDecay")}
+#: 1.8.5's fluid.layers decay functions called in dygraph mode returned the dygraph class
+#: (layers/learning_rate_scheduler.py: piecewise_decay -> PiecewiseDecay(boundaries, values,
+#: 0), noam_decay -> NoamDecay(d_model, warmup_steps, learning_rate=...), the others with
+#: their arguments in order)
+LAYERS = {f"paddle.fluid.layers.{f}": f"_Fluid{c}" for f, c in (
+    ("piecewise_decay", "PiecewiseDecay"), ("exponential_decay", "ExponentialDecay"),
+    ("natural_exp_decay", "NaturalExpDecay"), ("inverse_time_decay", "InverseTimeDecay"),
+    ("polynomial_decay", "PolynomialDecay"), ("cosine_decay", "CosineDecay"),
+    ("noam_decay", "NoamDecay"))}
 PLATEAU = "paddle.fluid.dygraph.ReduceLROnPlateau"
 WARMUP = "paddle.fluid.dygraph.LinearLrWarmup"
 
@@ -547,7 +562,7 @@ def _becomes_class(up, node: cst.Call, entry, d=None) -> bool:
         wanted = plateau_as_class(up)
     else:
         wanted = d is not None and untraced(d)
-    return (wanted and _conflict(up, NAMES[entry.name]) is None and up.opts.enabled(entry.code)
+    return (wanted and _conflict(up, _class_of(entry)) is None and up.opts.enabled(entry.code)
             and not up.suppressed_node(node, entry.code)
             and not isinstance(bind(entry, node), Manual))
 
@@ -570,16 +585,54 @@ def _kinds(up, entry):
             e = imported_entry(up, node.func)
             if e is not None and e.name == entry.name:
                 found[0 if _becomes_class(up, node, e, decisions.get(id(node))) else 1] = True
+            elif e is not None and LAYERS.get(e.name) == NAMES[entry.name]:
+                # 1.8.5's layers function in dygraph mode returned this very class
+                d = decisions.get(id(node))
+                if d is not None and _class_of(d.entry) is not None:
+                    found[0 if _becomes_class(up, node, d.entry, d) else 1] = True
 
     up.module.visit(_Visitor())
     cached[entry.name] = tuple(found)
     return cached[entry.name]
 
 
+def _class_of(entry) -> Optional[str]:
+    """The class fix adds for a dygraph decay's entry, or for a ``fluid.layers`` decay
+    function's dygraph-mode entry (PU214's step-based copy, lr_stepping._in_dygraph)."""
+    if entry.name in NAMES:
+        return NAMES[entry.name]
+    if entry.name in LAYERS and entry.structural == "lr-scheduler-step":
+        return LAYERS[entry.name]
+    return None
+
+
 def untraced(d) -> bool:
     """A PU214 decision about a dygraph decay that the class replaces: its stepping could
     not be traced (or today's class cannot express the call)."""
-    return d.entry.name in NAMES and d.status in ("manual", "mapping")
+    return _class_of(d.entry) is not None and d.status in ("manual", "mapping")
+
+
+def _dygraph_arguments(entry, call: cst.Call) -> cst.Call:
+    """A ``fluid.layers`` decay function's call as the call of the dygraph class 1.8.5 built
+    from it: ``piecewise_decay`` gives ``begin`` 0, ``noam_decay``'s third argument is the
+    class's ``learning_rate`` keyword."""
+    args = list(call.args)
+    short = entry.name.rsplit(".", 1)[-1]
+    if short == "piecewise_decay":
+        keyworded = any(a.keyword is not None or a.star for a in args)
+        last = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new = cst.Arg(cst.Integer("0"), keyword=cst.Name("begin") if keyworded else None,
+                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                            whitespace_after=cst.SimpleWhitespace(""))
+                      if keyworded else cst.MaybeSentinel.DEFAULT)
+        args = args[:-1] + [last, new]
+    elif short == "noam_decay":
+        positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+        if len(positional) >= 3:
+            i = positional[2]
+            args[i] = args[i].with_changes(keyword=cst.Name("learning_rate"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    return call.with_changes(args=args)
 
 
 def untraced_why(d) -> str:
@@ -597,7 +650,7 @@ def to_class(up, original: cst.Call, updated: cst.Call, entry, why: str = ""):
     """The decay call → the same call of the class fix adds (1.8's signature), reported;
     manual when the module uses one of the names otherwise or the arguments do not bind."""
     from upgrader.fixers import bound_or_report, need_helper
-    name = NAMES[entry.name]
+    name = _class_of(entry)
     clash = _conflict(up, name)
     if clash is not None:
         up.report_entry(original, entry, False, manual=(
@@ -612,6 +665,10 @@ def to_class(up, original: cst.Call, updated: cst.Call, entry, why: str = ""):
     need_helper(up, BASE)
     used = up.__dict__.setdefault("_lr_decay_classes", set())
     used.update(_order([name]))
+    if entry.name in LAYERS:
+        updated = _dygraph_arguments(entry, updated)
+        why = (f"; in dygraph mode 1.8.5 returned the fluid.dygraph decay of the same formula"
+               f"{why}")
     up.report(original, entry.code, f"`{entry.short}` → `{name}` ({WHAT}{why})", entry.name,
               name, "safe", applied=True)
     return updated.with_changes(func=cst.Name(name))

@@ -99,11 +99,12 @@ Fix safety
     (``scope_guard(scope)``, ``scope_guard(fluid.Scope())``). Unsafe (applied
     with ``--unsafe-fixes``) when the optimizer's ``current_step_lr()`` is read: 1.8 returned
     the rate of the last ``minimize()``, today's ``get_lr()`` the rate of the next step (the
-    training itself is unchanged). A ``fluid.dygraph`` decay class is never left manual or
-    unsafe for these reasons (nor for a call today's class cannot take: ``staircase``,
-    ``step``): it becomes 1.8's class fix adds instead (lr-decay-class, PU104), which
-    advances itself as 1.8's did and keeps the rate ``get_lr()`` reads; what stays manual
-    or unsafe here are the static decays and ``fluid.layers.*_decay`` in dygraph code.
+    training itself is unchanged). A dygraph decay (a ``fluid.dygraph`` decay class, or a
+    ``fluid.layers.*_decay`` call in dygraph code, which returned one) is never left
+    manual or unsafe for these reasons (nor for a call today's class cannot take:
+    ``staircase``, ``step``): it becomes 1.8's class fix adds instead (lr-decay-class,
+    PU104), which advances itself as 1.8's did and keeps the rate ``get_lr()`` reads; what
+    stays manual or unsafe here are the static decays.
 """
 from __future__ import annotations
 
@@ -788,6 +789,9 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
     if entry.safety == "manual":
         d.status = "entry-manual"
         return d
+    if getattr(entry, "not_literal", None):  # a fluid.layers decay in dygraph code
+        return d.fail(f"`{entry.not_literal}` is not a literal (today's scheduler would read "
+                      "it at every step)")
     inline = None  # the optimizer call it is written in (`Momentum(learning_rate=Decay(...))`)
     if name is None and step_based and id(call) in v.inline_lr:
         ocall = v.inline_lr[id(call)]
@@ -889,7 +893,7 @@ def _decide(up, v: _Survey, p: _Plan, call: cst.Call, entry, scope: int) -> Deci
         # (lr_decay_classes); today's scheduler would give the next step's rate
         d.fail(f"`{'`/`'.join(d.optimizers)}.current_step_lr()` (now get_lr()) gives the next "
                f"step's rate, 1.8 the last minimize()'s",
-               status="manual" if entry.name in _decay_classes().NAMES else "unsafe")
+               status="manual" if _decay_classes()._class_of(entry) else "unsafe")
     if step_based:
         for s, oname in sites:
             p.after[id(s)] = (d, oname)
@@ -1083,12 +1087,14 @@ def _in_dygraph(up, v: _Survey, call: cst.Call, entry):
             where.dygraph or (where.guard is None and _dygraph_only(up))):
         return None
     b = bind(entry, call)
+    e = copy.copy(entry)
+    e.structural, e.mode = STEP_BASED, "dygraph"
     for hole in _lambda_body_holes(entry):
         a = None if isinstance(b, Manual) else b.values.get(hole)
         if a is not None and literal(code_of(a.value))[0] != "ok":
-            return None  # the rate formula reads it at every step: the static path says so
-    e = copy.copy(entry)
-    e.structural, e.mode = STEP_BASED, "dygraph"
+            # the scheduler's rate formula would read it at every step: not today's
+            # scheduler, 1.8's class (lr_decay_classes), which takes the value once
+            e.not_literal = hole
     return e
 
 
@@ -1687,7 +1693,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
         return mapped[0]
     if _decay_classes().untraced(d):
         # 1.8's dygraph decay as the class fix adds, which advances itself as 1.8's did
-        return _decay_classes().to_class(up, original, updated, entry,
+        return _decay_classes().to_class(up, original, updated, d.entry,
                                          _decay_classes().untraced_why(d))
     if d.status == "mapping":
         return up.apply_entry(original, updated, entry)  # reports the mapping's reason

@@ -161,10 +161,12 @@ class LegacyDecay(LearningRateDecay):
         self.last_lr = self._rate()
 
     def current(self):
-        """``optimizer.current_step_lr()``: the rate of the last step, else 1.x's
-        ``step()``: a float as it is, a variable's value (a numpy float32)."""
-        if self._used is not None:
-            return self._used
+        """The rate of the last step, else :meth:`peek`."""
+        return self._used if self._used is not None else self.peek()
+
+    def peek(self):
+        """``current_step_lr()`` of an optimizer that has not stepped yet: 1.x's
+        ``step()``, a float as it is, a variable's value (a numpy float32)."""
         lr = self.step()
         if isinstance(lr, (float, int)):
             return lr
@@ -272,10 +274,10 @@ class LinearLrWarmup(LegacyDecay, _fluid("_FluidLinearLrWarmup")):
             inner.consume()
         return super().consume()
 
-    def current(self):
-        if self._used is None and isinstance(self.learning_rate, LegacyDecay):
+    def peek(self):
+        if isinstance(self.learning_rate, LegacyDecay):
             self.learning_rate.consume()  # 1.x's current_step_lr() ran step(), calling it
-        return super().current()
+        return super().peek()
 
 
 class _StaticWarmup(LegacyDecay):
@@ -348,9 +350,7 @@ class _EpochDecay(LegacyDecay):
         self.last_lr = lr
         return lr
 
-    def current(self):
-        if self._used is not None:
-            return self._used
+    def peek(self):
         import numpy as np
         return np.float32(self._rate())  # 1.x: the rate's variable (numpy()[0])
 
