@@ -149,6 +149,16 @@ def own_statement_lists(scope):
             stack.extend(handler.body)
 
 
+def callee_short_name(func) -> "str | None":
+    """The last name of an ``ast`` callee (``fluid.layers.accuracy`` -> ``accuracy``), for
+    pre-scans that look for calls by their short name."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
 def imported_name(up, node) -> "str | None":
     """The full legacy name a (dotted) expression spells through the module's imports
     (``fluid.dygraph.X`` -> ``paddle.fluid.dygraph.X``), or None. No scope check: for

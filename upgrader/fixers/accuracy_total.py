@@ -88,11 +88,8 @@ def _created(stmt) -> Optional[str]:
 
 
 def _attr_name(func) -> Optional[str]:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return None
+    from upgrader.fixers import callee_short_name
+    return callee_short_name(func)
 
 
 def _consider(plan: _Plan, scope, body, index: int, name: str) -> None:

@@ -119,11 +119,8 @@ def _plan(up) -> Dict[int, _Pair]:
 
 
 def _attr_name(func) -> Optional[str]:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return None
+    from upgrader.fixers import callee_short_name
+    return callee_short_name(func)
 
 
 def _created(stmt) -> bool:

@@ -482,15 +482,8 @@ def _all_params(params: cst.Parameters):
 
 def _full_name(up, func) -> Optional[str]:
     """The dotted name ``func`` resolves to through the module's imports, or None."""
-    from upgrader.names import dotted_of
-    d = dotted_of(func)
-    if d is None:
-        return None
-    head, _, rest = d.partition(".")
-    base = up.imports.resolve_name(head)
-    if base is None:
-        return None
-    return f"{base}.{rest}" if rest else base
+    from upgrader.fixers import imported_name
+    return imported_name(up, func)
 
 
 def _entry(up, func):
