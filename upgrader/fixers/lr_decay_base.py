@@ -72,6 +72,10 @@ SOURCES = {NAME: '''class _FluidLearningRateDecay(paddle.optimizer.lr.LRSchedule
     optimizer's get_lr() (1.8's current_step_lr()) does not advance it: it reads the rate
     that optimizer last used, or step() before its first minimize()."""
 
+    class SubclassMustDefine(NotImplementedError):
+        """A method user decays define (step(), get_lr() of epoch decays), called on a
+        class that does not: 1.8 raised NotImplementedError there (this is one)."""
+
     def __init__(self, begin=0, step=1, dtype='float32'):
         self.step_num = begin
         self.step_size = step
@@ -101,7 +105,9 @@ SOURCES = {NAME: '''class _FluidLearningRateDecay(paddle.optimizer.lr.LRSchedule
         return paddle.full([1], float(lr), dtype=self.dtype)
 
     def step(self):
-        raise NotImplementedError()
+        raise self.SubclassMustDefine(
+            '%s.step() is not defined: a LearningRateDecay subclass returns the rate at '
+            'self.step_num from step()' % type(self).__name__)
 
     def _state_keys(self):
         self.keys = ['step_num']

@@ -438,7 +438,9 @@ SOURCES: Dict[str, str] = {
         self.learning_rate = self.get_lr()
 
     def get_lr(self):
-        raise NotImplementedError
+        raise self.SubclassMustDefine(
+            '%s.get_lr() is not defined: an epoch decay returns the rate at '
+            'self.epoch_num from get_lr()' % type(self).__name__)
 ''',
     "_FluidStepDecay": '''class _FluidStepDecay(_FluidLearningRateEpochDecay):
     """Paddle 1.8's fluid.dygraph.StepDecay: learning_rate * decay_rate ** (epoch_num //
