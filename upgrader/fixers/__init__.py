@@ -37,7 +37,7 @@ import ast
 import importlib
 import pkgutil
 import re
-from typing import Callable, Dict, List, Set
+from typing import Callable, Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -207,14 +207,22 @@ def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> No
               entry.safety, applied=True)
 
 
-def call_added_function(up, original, updated, entry, name: str, source: str, what: str):
+def call_added_function(up, original, updated, entry, name: str, source: str, what: str,
+                        manual_reason: Optional[Callable] = None):
     """The call of a legacy function or class that becomes a call, with the same arguments,
     of code fix adds to the module under ``name`` (its text ``source``, which takes 1.8's
     signature; ``what`` it is, for the report); a ``**kwargs`` argument passes through.
-    Reported manual and left as it is when the module uses the name otherwise or the
-    arguments do not bind to the entry's 1.8 signature."""
-    if bound_or_report(up, original, updated, entry, keep_kwargs=True) is None \
-            or helper_conflict(up, original, entry, name, source):
+    Reported manual and left as it is when the module uses the name otherwise, the
+    arguments do not bind to the entry's 1.8 signature, or ``manual_reason(bound)`` (the
+    bound arguments) gives a reason."""
+    bound = bound_or_report(up, original, updated, entry, keep_kwargs=True)
+    if bound is None:
+        return updated
+    why = manual_reason(bound) if manual_reason is not None else None
+    if why:
+        up.report_entry(original, entry, False, manual=why)
+        return updated
+    if helper_conflict(up, original, entry, name, source):
         return updated
     up.needed_imports.add("paddle")
     use_helper(up, original, entry, name, what)

@@ -169,16 +169,10 @@ def _why_manual(entry, bound) -> str:
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
-    from upgrader.fixers import bound_or_report, call_added_function
-    bound = bound_or_report(up, original, updated, entry, keep_kwargs=True)
-    if bound is None:
-        return updated
-    why = _why_manual(entry, bound)
-    if why:
-        up.report_entry(original, entry, False, manual=why)
-        return updated
+    from upgrader.fixers import call_added_function
     name = NAMES[entry.name]
-    return call_added_function(up, original, updated, entry, name, SOURCES[name], WHAT[name])
+    return call_added_function(up, original, updated, entry, name, SOURCES[name], WHAT[name],
+                               manual_reason=lambda bound: _why_manual(entry, bound))
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:

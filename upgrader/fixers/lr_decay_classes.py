@@ -100,6 +100,23 @@ _F32 = '''        import numpy as np
             return float(np.float32(v))
 '''
 
+#: the constructor and the start of step() that 1.8's NaturalExpDecay, ExponentialDecay and
+#: InverseTimeDecay share: step_num / decay_steps in float32, floored with staircase
+_STAIRCASE_STEP = '''    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
+                 step=1, dtype='float32'):
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+
+    def step(self):
+        import math
+''' + _F32 + '''
+        div_res = f(self.step_num / self.decay_steps)
+        if self.staircase:
+            div_res = math.floor(div_res)'''
+
 SOURCES: Dict[str, str] = {
     "_FluidPiecewiseDecay": '''class _FluidPiecewiseDecay(_FluidLearningRateDecay):
     """Paddle 1.8's fluid.dygraph.PiecewiseDecay: values[i] for the first boundary above
@@ -124,20 +141,7 @@ SOURCES: Dict[str, str] = {
     """Paddle 1.8's fluid.dygraph.NaturalExpDecay: learning_rate * exp(-decay_rate *
     step_num / decay_steps) (the quotient floored with staircase), in float32."""
 
-    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
-                 step=1, dtype='float32'):
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
-    def step(self):
-        import math
-''' + _F32 + '''
-        div_res = f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div_res = math.floor(div_res)
+''' + _STAIRCASE_STEP + '''
         decayed = f(math.exp(f(f(-1 * self.decay_rate) * div_res)))
         return self.create_lr_var(f(f(self.learning_rate) * decayed))
 ''',
@@ -145,20 +149,7 @@ SOURCES: Dict[str, str] = {
     """Paddle 1.8's fluid.dygraph.ExponentialDecay: learning_rate * decay_rate **
     (step_num / decay_steps) (the quotient floored with staircase), in float32."""
 
-    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
-                 step=1, dtype='float32'):
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
-    def step(self):
-        import math
-''' + _F32 + '''
-        div_res = f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div_res = math.floor(div_res)
+''' + _STAIRCASE_STEP + '''
         decayed = f(float(np.power(np.float64(f(self.decay_rate)), np.float64(div_res))))
         return self.create_lr_var(f(f(self.learning_rate) * decayed))
 ''',
@@ -166,20 +157,7 @@ SOURCES: Dict[str, str] = {
     """Paddle 1.8's fluid.dygraph.InverseTimeDecay: learning_rate / (1 + decay_rate *
     step_num / decay_steps) (the quotient floored with staircase), in float32."""
 
-    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0,
-                 step=1, dtype='float32'):
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
-    def step(self):
-        import math
-''' + _F32 + '''
-        div_res = f(self.step_num / self.decay_steps)
-        if self.staircase:
-            div_res = math.floor(div_res)
+''' + _STAIRCASE_STEP + '''
         denominator = f(f(f(self.decay_rate) * div_res) + 1)
         return self.create_lr_var(f(f(self.learning_rate) / denominator))
 ''',
