@@ -143,57 +143,31 @@ class ErrorClipByValue(object):
         self.min = -self.max if min is None else float(min)
 
 
+def _marks():
+    """``_FluidGradientClipMarks``, the class ``fix`` adds for set_gradient_clip
+    (upgrader/fixers/set_gradient_clip.py): its marks and its 1.8.5 clipping rule."""
+    from compat._added import added
+    return added("set_gradient_clip", "_FluidGradientClipMarks")
+
+
 @legacy("paddle.fluid.clip.set_gradient_clip", replacement="the optimizer's grad_clip")
 def set_gradient_clip(clip, param_list=None, program=None):
     """1.x: mark the parameters of *param_list* (default: every parameter *program* has
     now) with *clip*, used when the optimizer has no ``grad_clip`` of its own. As in
     1.8.5's append_gradient_clip_ops, a minimize clips only when every parameter that gets
     a gradient is marked (one parameter created after this call, or left out of
-    param_list, and no gradient is clipped), with the clip of the last one."""
-    if not isinstance(clip, paddle.nn.clip.ClipGradBase):
-        raise TypeError("'clip' should be an instance of ClipGradBase's derived class")
-    if program is None:
-        program = paddle.static.default_main_program()
-    if param_list is None:
-        names = [p.name for p in program.global_block().all_parameters()]
-    else:
-        names = [p if isinstance(p, str) else p.name for p in param_list]
-    marks = dict(getattr(program, "_compat_grad_clip", None) or {})
-    for name in names:
-        marks[name] = clip
-    program._compat_grad_clip = marks
-
-
-_MARKED = {}
-
-
-def _marked_type(base):
-    """A subclass of the clip's class whose call applies 1.8.5's all-or-nothing rule."""
-    cls = _MARKED.get(base)
-    if cls is None:
-        def __call__(self, params_grads):
-            marks = self._compat_marks
-            with_grad = [p for p, g in params_grads if g is not None]
-            if not with_grad or any(p.name not in marks for p in with_grad):
-                return params_grads  # an unmarked parameter: 1.8.5 clipped nothing
-            return marks[with_grad[-1].name](params_grads)
-        cls = _MARKED[base] = type("SetGradientClip" + base.__name__, (base,),
-                                   {"__call__": __call__})
-    return cls
+    param_list, and no gradient is clipped), all with the clip of the last of them by
+    name."""
+    _marks().mark(clip, param_list, program)
 
 
 def clip_for(program, own_clip):
     """The clip a 1.x optimizer used: its own, else ``set_gradient_clip``'s marks."""
     if own_clip is not None or program is None:
         return own_clip
-    marks = getattr(program, "_compat_grad_clip", None)
-    if not marks:
+    if not getattr(program, "_fluid_gradient_clip_marks", None):
         return None
-    last = list(marks.values())[-1]
-    clone = object.__new__(_marked_type(type(last)))
-    clone.__dict__.update(last.__dict__)
-    clone._compat_marks = dict(marks)
-    return clone
+    return _marks()()
 
 
 _lazy.attach(globals())

@@ -279,6 +279,15 @@ MANUAL_CHECKS: Dict[str, Callable] = {}
 AFTER_APPLY: Dict[str, Callable] = {}
 MODULES = {}
 
+
+def _after_each(first: Optional[Callable], then: Callable) -> Callable:
+    """Two fixers' after_apply for one name, in module order (the second sees the first's
+    result)."""
+    if first is None:
+        return then
+    return lambda up, original, node, entry: then(up, original, first(up, original, node, entry), entry)
+
+
 for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     _mod = importlib.import_module(f"{__name__}.{_info.name}")
     MODULES[_info.name] = _mod
@@ -300,7 +309,7 @@ for _info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
     for _name in getattr(_mod, "MANUAL_WHEN", ()):
         MANUAL_CHECKS[_name] = _mod.manual_reason
     for _name in getattr(_mod, "AFTER_APPLY_WHEN", ()):
-        AFTER_APPLY[_name] = _mod.after_apply
+        AFTER_APPLY[_name] = _after_each(AFTER_APPLY.get(_name), _mod.after_apply)
     if hasattr(_mod, "finish_module"):
         FINISHERS.append(_mod.finish_module)
     if hasattr(_mod, "leave_statement"):
