@@ -208,13 +208,14 @@ def use_helper(up, original, entry, name: str, what: str, shown: str = "") -> No
 
 
 def call_added_function(up, original, updated, entry, name: str, source: str, what: str,
-                        manual_reason: Optional[Callable] = None):
+                        manual_reason: Optional[Callable] = None, method: str = ""):
     """The call of a legacy function or class that becomes a call, with the same arguments,
     of code fix adds to the module under ``name`` (its text ``source``, which takes 1.8's
     signature; ``what`` it is, for the report); a ``**kwargs`` argument passes through.
     Reported manual and left as it is when the module uses the name otherwise, the
     arguments do not bind to the entry's 1.8 signature, or ``manual_reason(bound)`` (the
-    bound arguments) gives a reason."""
+    bound arguments) gives a reason. With ``method``, the call becomes ``name.method(...)``
+    (a class fix adds whose methods take the 1.8 functions' signatures)."""
     bound = bound_or_report(up, original, updated, entry, keep_kwargs=True)
     if bound is None:
         return updated
@@ -225,7 +226,9 @@ def call_added_function(up, original, updated, entry, name: str, source: str, wh
     if helper_conflict(up, original, entry, name, source):
         return updated
     up.needed_imports.add("paddle")
-    use_helper(up, original, entry, name, what)
+    use_helper(up, original, entry, name, what, shown=f"{name}.{method}" if method else "")
+    if method:
+        return updated.with_changes(func=cst.Attribute(cst.Name(name), cst.Name(method)))
     return updated.with_changes(func=cst.Name(name))
 
 

@@ -130,11 +130,8 @@ SOURCES = {NAME: SOURCE}
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     from upgrader.fixers import call_added_function
-    method = METHODS[entry.name]
-    new = call_added_function(up, original, updated, entry, NAME, SOURCE, WHAT)
-    if isinstance(new.func, cst.Name) and new.func.value == NAME:
-        new = new.with_changes(func=cst.Attribute(cst.Name(NAME), cst.Name(method)))
-    return new
+    return call_added_function(up, original, updated, entry, NAME, SOURCE, WHAT,
+                               method=METHODS[entry.name])
 
 
 def finish_module(up, module: cst.Module) -> cst.Module:

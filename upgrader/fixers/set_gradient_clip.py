@@ -242,10 +242,7 @@ def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if reason is not None:
         up.report_entry(original, entry, False, manual=reason)
         return updated
-    new = call_added_function(up, original, updated, entry, NAME, SOURCE, WHAT)
-    if isinstance(new.func, cst.Name) and new.func.value == NAME:
-        new = new.with_changes(func=cst.Attribute(cst.Name(NAME), cst.Name("mark")))
-    return new
+    return call_added_function(up, original, updated, entry, NAME, SOURCE, WHAT, method="mark")
 
 
 def _module_marks(up) -> bool:
