@@ -1,10 +1,10 @@
 """PU101 fluid-layer-helpers: 1.8 layers with no Paddle 3 counterpart that a few ``paddle``
-ops compute exactly (``lstm_unit``, ``pad_constant_like``, ``prelu``, ``one_hot`` with
-``allow_out_of_range=True``) become functions fix adds to the module.
+ops compute exactly (``lstm_unit``, ``gru_unit``, ``pad_constant_like``, ``prelu``,
+``one_hot`` with ``allow_out_of_range=True``) become functions fix adds to the module.
 
 What it does
     ``fluid.layers.lstm_unit(...)`` becomes ``_fluid_lstm_unit(...)``, and likewise
-    ``pad_constant_like`` → ``_fluid_pad_constant_like``, ``prelu`` → ``_fluid_prelu``,
+    ``gru_unit`` → ``_fluid_gru_unit``, ``pad_constant_like`` → ``_fluid_pad_constant_like``, ``prelu`` → ``_fluid_prelu``,
     ``one_hot(..., allow_out_of_range=<anything but a literal False>)`` →
     ``_fluid_one_hot``: the same arguments (1.8's signatures), the function added once after
     the module's imports. Each runs in dynamic mode and in static (PIR) programs:
@@ -14,6 +14,13 @@ What it does
       attributes name or initialise them, over ``concat([x_t, hidden_t_prev], 1)``, split
       into i, f, o, g: ``c = sigmoid(f + forget_bias) * cell_t_prev + sigmoid(i) *
       tanh(g)``, ``h = sigmoid(o) * tanh(c)``; returns ``(h, c)``;
+    - ``gru_unit``: 1.8.5's op on an input already projected to ``size`` = 3H, weight
+      ``gru_unit_<n>.w_0`` [H, 3H] (Xavier uniform) read as the update/reset weights
+      [H, 2H] followed in memory by the candidate weights [H, H], bias
+      ``gru_unit_<n>.b_0`` [1, 3H]; sigmoid gates and a tanh candidate whatever
+      ``activation`` / ``gate_activation`` say (1.8.5 did not pass them to the op),
+      ``origin_mode`` as 1.8.5's kernel; returns ``(hidden, reset_hidden_prev, gate)``, the
+      last two without gradient;
     - ``pad_constant_like``: ``y`` padded with ``pad_value`` at the end of every axis up
       to ``x``'s shape (``x`` only gives the shape; the gradient goes to ``y``);
     - ``prelu``: a float32 parameter alpha named ``<name or prelu_<n>>.w_0``, Constant
@@ -30,7 +37,8 @@ What it does
 
 Why is this bad?
     The ops are gone from Paddle 3. ``paddle.nn.LSTMCell`` keeps separate input and hidden
-    weights in another gate order and has no forget_bias; ``paddle.static.nn.prelu`` only
+    weights in another gate order and has no forget_bias, ``paddle.nn.GRUCell`` projects
+    its input itself and applies the reset gate after the hidden matmul; ``paddle.static.nn.prelu`` only
     builds old-IR programs (TypeError in Paddle 3's PIR programs) and ``paddle.nn.PReLU``
     has alpha shaped ``[C]``, not 1.8's ``[1, C, 1, 1]``, and no per-element mode;
     ``paddle.nn.functional.one_hot`` appends a dimension and raises for an id out of
@@ -64,6 +72,7 @@ ONE_HOT = "paddle.fluid.layers.one_hot"
 ARGS_TAKEN = {ONE_HOT: {"allow_out_of_range": "_fluid_one_hot(...) (all-zero rows for ids out "
                                               "of range)"}}
 NAMES = {"paddle.fluid.layers.lstm_unit": "_fluid_lstm_unit",
+         "paddle.fluid.layers.gru_unit": "_fluid_gru_unit",
          "paddle.fluid.layers.pad_constant_like": "_fluid_pad_constant_like",
          "paddle.fluid.layers.prelu": "_fluid_prelu",
          ONE_HOT: "_fluid_one_hot"}
@@ -121,6 +130,41 @@ SOURCES = {
     sigmoid = paddle.nn.functional.sigmoid
     c = sigmoid(f + forget_bias) * cell_t_prev + sigmoid(i) * paddle.tanh(g)
     return sigmoid(o) * paddle.tanh(c), c
+''',
+    "_fluid_gru_unit": '''def _fluid_gru_unit(input, hidden, size, param_attr=None, bias_attr=None,
+                    activation='tanh', gate_activation='sigmoid', origin_mode=False):
+    """Paddle 1.8's fluid.layers.gru_unit: one GRU step on an input already projected to
+    size = 3 * H. weight gru_unit_<n>.w_0 [H, 3H] (Xavier uniform) holds the update/reset
+    weights [H, 2H] followed by the candidate weights [H, H] in memory; bias
+    gru_unit_<n>.b_0 [1, 3H] (zeros; none with bias_attr=False). 1.8.5 passed neither
+    activation to the op: the gates are sigmoid and the candidate tanh. h = c + u * (h_prev
+    - c) with origin_mode, else u * (c - h_prev) + h_prev. Returns (hidden,
+    reset_hidden_prev, gate), the last two without gradient."""
+    import copy
+    import paddle
+    names = ('identity', 'sigmoid', 'tanh', 'relu')
+    for act in (activation, gate_activation):
+        if act not in names:
+            raise KeyError(act)
+    h = size // 3
+    prefix = paddle.utils.unique_name.generate('gru_unit')
+''' + _PARAMETER + '''
+    weight = parameter(param_attr, 'w', [h, 3 * h], input.dtype,
+                       paddle.nn.initializer.XavierUniform())
+    bias = parameter(bias_attr, 'b', [1, 3 * h], input.dtype, paddle.nn.initializer.Constant(0.0))
+    flat = paddle.reshape(weight, [-1])
+    w_ur = paddle.reshape(flat[:2 * h * h], [h, 2 * h])
+    w_c = paddle.reshape(flat[2 * h * h:], [h, h])
+    x = input if bias is None else input + bias
+    ur = paddle.nn.functional.sigmoid(x[:, :2 * h] + paddle.matmul(hidden, w_ur))
+    u, r = ur[:, :h], ur[:, h:]
+    reset_hidden = r * hidden
+    c = paddle.tanh(x[:, 2 * h:] + paddle.matmul(reset_hidden, w_c))
+    if origin_mode:
+        new_hidden = c + u * (hidden - c)
+    else:
+        new_hidden = u * (c - hidden) + hidden
+    return new_hidden, reset_hidden.detach(), paddle.concat([u, r, c], axis=1).detach()
 ''',
     "_fluid_pad_constant_like": '''def _fluid_pad_constant_like(x, y, pad_value=0.0, name=None):
     """Paddle 1.8's fluid.layers.pad_constant_like: y padded with pad_value at the end of

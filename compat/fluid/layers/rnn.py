@@ -7,15 +7,8 @@ import paddle.nn.functional as F
 
 from compat import _lazy
 from compat._runtime import legacy
-from compat.fluid.layers._helper import create_parameter, layer_name
 
 __all__ = ["gru_unit", "lstm_unit", "RNNCell", "GRUCell", "LSTMCell", "rnn"]
-
-
-def _no_grad(x):
-    out = x.detach()
-    out.stop_gradient = True
-    return out
 
 
 @legacy("paddle.fluid.layers.lstm_unit", "paddle.fluid.layers.rnn.lstm_unit",
@@ -36,33 +29,17 @@ def lstm_unit(x_t, hidden_t_prev, cell_t_prev, forget_bias=0.0, param_attr=None,
         replacement="paddle.nn.GRUCell (its own input projection, weights and gates)")
 def gru_unit(input, hidden, size, param_attr=None, bias_attr=None, activation="tanh",
              gate_activation="sigmoid", origin_mode=False):
-    """1.8.5's gru_unit op: ``input`` already projected to ``size`` = 3*H; one [H, 3H]
+    """The function fix adds (upgrader/fixers/fluid_layer_helpers.py), 1.8.5's gru_unit op:
+    ``input`` already projected to ``size`` = 3*H; one [H, 3H]
     weight buffer read as [H, 2H] update/reset weights followed by [H, H] candidate
     weights; ``u, r = sigmoid(x[:, :2H] + b + h @ W_ur)``,
     ``c = tanh(x[:, 2H:] + b + (r * h) @ W_c)``; ``h' = u * (c - h) + h``
     (``origin_mode``: ``c + u * (h - c)``). 1.8.5 built the op with tanh and sigmoid
     whatever ``activation`` / ``gate_activation`` said. Returns ``(h', r * h, concat(u, r,
     c))``, the last two without gradient (the op's gradient reads only Hidden@GRAD)."""
-    for name in (activation, gate_activation):
-        if name not in ("identity", "sigmoid", "tanh", "relu"):
-            raise KeyError(name)
-    prefix = layer_name("gru_unit")
-    h = size // 3
-    weight = create_parameter(prefix, "w", [h, 3 * h], input.dtype, param_attr)
-    bias = create_parameter(prefix, "b", [1, 3 * h], input.dtype, bias_attr, is_bias=True)
-    flat = paddle.reshape(weight, [-1])
-    w_ur = paddle.reshape(flat[: 2 * h * h], [h, 2 * h])
-    w_c = paddle.reshape(flat[2 * h * h:], [h, h])
-    x = input if bias is None else input + bias
-    ur = F.sigmoid(x[:, : 2 * h] + paddle.matmul(hidden, w_ur))
-    u, r = ur[:, :h], ur[:, h:]
-    reset_hidden = r * hidden
-    c = paddle.tanh(x[:, 2 * h:] + paddle.matmul(reset_hidden, w_c))
-    if origin_mode:
-        new_hidden = c + u * (hidden - c)
-    else:
-        new_hidden = u * (c - hidden) + hidden
-    return new_hidden, _no_grad(reset_hidden), _no_grad(paddle.concat([u, r, c], axis=1))
+    from compat._added import added
+    return added("fluid_layer_helpers", "_fluid_gru_unit")(
+        input, hidden, size, param_attr, bias_attr, activation, gate_activation, origin_mode)
 
 
 def _map(fn, *structs):
