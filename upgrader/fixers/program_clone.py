@@ -3,10 +3,15 @@
 What it does
     For ``test_program = <program>.clone(for_test=True)`` whose only uses are
     ``<executor>.run(test_program, ..., fetch_list=[a, b])`` calls, all with the same
-    fetch list of variables bound before the clone (``a.name`` counts as ``a``), it
+    fetch list of variables bound before the clone (``a.name`` counts as ``a``; so does a
+    name the scope binds once to such a list, ``fetch_vars = [a, b]``, used only as runs'
+    ``fetch_list=fetch_vars`` / ``fetch_list=[v.name for v in fetch_vars]`` or handed to a
+    helper that uses it only so), it
     rewrites the clone to ``paddle.static.normalize_program(<program>, [], [a, b])`` and
     drops ``fetch_list`` from those runs: the evaluation program returns ``a`` and ``b``
-    in that order; a feed that is not a dict display is passed as ``dict(<feed>)``. Runs with other fetch lists get one more evaluation program each,
+    in that order; a feed that is not a dict display is passed as ``dict(<feed>)``, or,
+    for a name a ``for`` loop binds (an iterable DataLoader's batch, a list holding one
+    feed dict), as ``dict(data) if isinstance(data, dict) else [dict(d) for d in data]``. Runs with other fetch lists get one more evaluation program each,
     made right after the first (``test_program_2 = paddle.static.normalize_program(...)``)
     when the cloned program's expression can be written twice (a name, an attribute or
     ``default_main_program()``). A run may also sit in a function defined in the same scope, or at module
@@ -82,8 +87,11 @@ Fix safety
     generator's runs, checked against 1.8.5). The evaluation clone's rewrite is
     safe when it applies (tests/test_programs_proof.py: fit_a_line_static,
     mnist_static_classifier (two fetch lists), static_eval_clone (dropout, batch norm,
-    a helper function) and static_book_train_test (a module-level helper given the fetch
-    list) upgraded and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
+    a helper function), static_book_train_test (a module-level helper given the fetch
+    list), static_nlp_eval_loop (a fetch list bound to a name handed to a helper that
+    iterates a DataLoader, return_numpy=False) and static_cv_eval_forms (fetch lists by
+    name and comprehension, two clones of one program, dropout and batch norm) upgraded
+    and run against their 1.8.5 goldens). The evaluation program runs only the operators its fetches need, where 1.8's
     clone ran every forward operator: only side effects of unused operators
     (``layers.Print``, ``py_func``) differ. Manual when the clone is used otherwise (passed
     to ``CompiledProgram`` other than as above, saved, inspected), when the runs fetch values bound after the
@@ -122,7 +130,7 @@ def check_call(up, original: cst.Call, updated: cst.Call):
     if f.attr.value == "run":
         mapping = _plan(up).plain_runs.get(_line(up, original)) if _plan(up).plain_runs else None
         if mapping is not None:
-            return updated.with_changes(args=_looked_up(_copied_feed(list(updated.args)), mapping))
+            return updated.with_changes(args=_looked_up(_copied_feed(list(updated.args), _line(up, original) in _plan(up).loop_feeds), mapping))
         run = _plan(up).runs.get(_line(up, original)) if _plan(up).runs else None
         if run is None:
             return updated
@@ -132,8 +140,8 @@ def check_call(up, original: cst.Call, updated: cst.Call):
             args = [a.with_changes(value=cst.Name("None")) if (a.keyword is None and i == 0) or (
                 a.keyword is not None and a.keyword.value == "fetch_list") else a
                 for i, a in enumerate(updated.args)]
-            return updated.with_changes(args=_copied_feed(args))
-        args = _copied_feed(_without_fetch_list(updated.args))
+            return updated.with_changes(args=_copied_feed(args, _line(up, original) in _plan(up).loop_feeds))
+        args = _copied_feed(_without_fetch_list(updated.args), _line(up, original) in _plan(up).loop_feeds)
         if run[1] is not None:  # another fetch list: the evaluation program made for it
             args = [a.with_changes(value=cst.Name(run[1])) if i == 0 and a.keyword is None or
                     a.keyword is not None and a.keyword.value == "program" else a
@@ -259,16 +267,24 @@ def _line(up, node) -> int:
     return up.pos(node)[0]
 
 
-def _copied_feed(args):
+def _copied_feed(args, loop_feed: bool = False):
     """``feed=dict(<feed>)``: the PIR executor removes from the dict it is given every key
     the program does not read (3.3.1 ``Executor._pir_feed_data``), and the evaluation
     program has no use for the label, so a feed dict the training runs reuse would lose
-    it. A dict display is left as it is."""
+    it. A dict display is left as it is. A name bound by a ``for`` loop may be a batch of
+    an iterable ``DataLoader`` (``for data in loader(): exe.run(prog, feed=data)``): a list
+    holding one feed dict, which ``dict()`` would turn into ``{first key: second key}``;
+    such a feed (``loop_feed``: the run's feed is a name a ``for`` loop of its function
+    binds) is copied as ``dict(data) if isinstance(data, dict) else [dict(d) for d in
+    data]``."""
     out = []
     for i, a in enumerate(args):
         if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
             v = a.value
-            if not isinstance(v, (cst.Dict, cst.DictComp)) and not (
+            if isinstance(v, cst.Name) and loop_feed:
+                a = a.with_changes(value=cst.parse_expression(
+                    f"dict({v.value}) if isinstance({v.value}, dict) else [dict(d) for d in {v.value}]"))
+            elif not isinstance(v, (cst.Dict, cst.DictComp)) and not (
                     isinstance(v, cst.Name) and v.value == "None"):
                 a = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=v)]))
         out.append(a)
@@ -302,6 +318,9 @@ class _Plan:
         self.block_lookups: Dict[int, int] = {}
         # names bound to the persistable statistics of auc / ctr_metric_bundle
         self.metric_states: Set[str] = set()
+        # lines of runs whose feed is a name a for loop of their function binds (it may be
+        # an iterable DataLoader's batch: a list holding one feed dict)
+        self.loop_feeds: Set[int] = set()
 
     @property
     def more(self) -> bool:
@@ -349,6 +368,7 @@ class _Scope:
         self.clones: List[Tuple[ast.Assign, bool]] = []   # (statement, inside a loop)
         self.plain: List[Tuple[ast.Assign, bool]] = []    # plain clone() statements
         self.declared: Set[str] = set()                   # global / nonlocal
+        self.assigns: Dict[str, ast.Assign] = {}          # name = <value> (the last one)
 
 
 # a learning rate that is a schedule: 1.8's decay functions, today's LRScheduler classes
@@ -453,6 +473,9 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                 key = (child.lineno, child.func.attr)
                 calls_per_line[key] = calls_per_line.get(key, 0) + 1
+            if isinstance(child, ast.Assign) and len(child.targets) == 1 and \
+                    isinstance(child.targets[0], ast.Name):
+                scope.assigns[child.targets[0].id] = child
             if isinstance(child, ast.Assign) and _is_clone(child.value):
                 scope.clones.append((child, loop))
             elif isinstance(child, ast.Assign) and _is_plain_clone(child.value):
@@ -469,6 +492,10 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
     scopes.append(module)
     walk(tree, module, False)
     plan.metric_states = _metric_state_names(tree)
+    plan.loop_feeds = _loop_feed_runs(tree)
+    _FETCH_LISTS.clear()
+    for scope in scopes:
+        _FETCH_LISTS[id(scope)] = _fetch_list_names(scope, scopes, parents)
     all_names = {n for sc in scopes for n in list(sc.stores) + list(sc.loads)}
     for scope in scopes:
         for stmt, in_loop in scope.clones:
@@ -487,6 +514,28 @@ def _survey(tree: ast.Module, plan: _Plan, lr_schedule: bool = False, counters: 
             _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
         for stmt, in_loop in scope.plain:
             _decide_plain(scope, scopes, stmt, in_loop, parents, calls_per_line, plan, all_names)
+
+
+def _loop_feed_runs(tree: ast.Module) -> Set[int]:
+    """Lines of ``<x>.run(...)`` calls whose feed is a name that a ``for`` loop of the same
+    function (or module code) binds: ``for data in loader(): exe.run(prog, feed=data)``."""
+    out: Set[int] = set()
+    for body in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        own, todo = [], list(ast.iter_child_nodes(body))
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            own.append(n)
+            todo.extend(ast.iter_child_nodes(n))
+        targets = {n.target.id for n in own
+                   if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.target, ast.Name)}
+        for n in own:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "run":
+                feed = [k.value for k in n.keywords if k.arg == "feed"] or n.args[1:2]
+                if feed and isinstance(feed[0], ast.Name) and feed[0].id in targets:
+                    out.add(n.lineno)
+    return out
 
 
 def _calls_in(node):
@@ -591,7 +640,7 @@ def _decide(scope, scopes, stmt, in_loop, parents, calls_per_line, plan: _Plan, 
     for load, where in sorted(loads, key=lambda ls: (ls[0].lineno, ls[0].col_offset)):
         if rebound and (load.lineno < line or load is stmt.value.func.value):
             continue   # the program before the clone: built, passed around, cloned
-        found = _run_of(load, parents, calls_per_line)
+        found = _run_of(load, parents, calls_per_line, lists=_FETCH_LISTS.get(id(where)))
         direct = found is not None
         if found is None:
             found = _passed_to_helper(load, where, scopes, parents, calls_per_line)
@@ -692,7 +741,7 @@ def _compiled_alias(load, scope, scopes, parents, calls_per_line):
         return None
     fetch_lists, runs = set(), []
     for use in scope.loads.get(alias, []):
-        found = _run_of(use, parents, calls_per_line)
+        found = _run_of(use, parents, calls_per_line, lists=_FETCH_LISTS.get(id(scope)))
         if found is None:
             return None
         fetch_lists.update(found[0])
@@ -738,7 +787,7 @@ def _parallel_executor_runs(load, scope, scopes, parents, calls_per_line):
                 isinstance(a, ast.Starred) for a in run.args):
             return None
         given = [k.value for k in run.keywords if k.arg == "fetch_list"] or run.args[:1]
-        names = _fetch_names(given[0]) if given else None
+        names = _fetch_names(given[0], _FETCH_LISTS.get(id(scope))) if given else None
         if names is None:
             return None
         fetch_lists.add(tuple(names))
@@ -784,11 +833,13 @@ def _sees(s: "_Scope", owner: "_Scope", name: str) -> bool:
     return p is owner
 
 
-def _run_of(load, parents, calls_per_line, through: Optional[Tuple[str, Tuple[str, ...]]] = None):
+def _run_of(load, parents, calls_per_line, through: Optional[Tuple[str, Tuple[str, ...]]] = None,
+            lists: Optional[Dict[str, Tuple[str, ...]]] = None):
     """({fetch names}, [line]) when ``load`` is the program of ``<executor>.run(load, ...,
     fetch_list=[...])`` (or ``run(program=load, ...)``), else None. In a helper,
     ``through = (parameter, names)`` reads ``fetch_list=<parameter>`` as those names (the
-    list every call of the helper passes for it)."""
+    list every call of the helper passes for it); ``lists``: the fetch lists bound to a
+    name in the run's scope (``_fetch_list_names``)."""
     call = parents.get(id(load))
     keyword = None
     if isinstance(call, ast.keyword):
@@ -806,7 +857,7 @@ def _run_of(load, parents, calls_per_line, through: Optional[Tuple[str, Tuple[st
         return None
     if fetch and through is not None and isinstance(fetch[0], ast.Name) and fetch[0].id == through[0]:
         return {through[1]}, [(call.lineno, through[1])]
-    names = _fetch_names(fetch[0]) if fetch else None
+    names = _fetch_names(fetch[0], lists) if fetch else None
     if names is None:
         return None
     return {tuple(names)}, [(call.lineno, tuple(names))]
@@ -853,7 +904,7 @@ def _passed_to_helper(load, scope, scopes, parents, calls_per_line):
             return None
         if fetch_param is not None:
             given = _given(c, fetch_param, params.index(fetch_param))
-            names = _fetch_names(given[0]) if len(given) == 1 else None
+            names = _fetch_names(given[0], _FETCH_LISTS.get(id(scope))) if len(given) == 1 else None
             if names is None:
                 return None
             passed.add(tuple(names))
@@ -957,7 +1008,17 @@ def _fetch_param(helper, params, program_param: str, scopes, parents) -> Optiona
     return found
 
 
-def _fetch_names(node) -> Optional[List[str]]:
+def _fetch_names(node, lists: Optional[Dict[str, Tuple[str, ...]]] = None) -> Optional[List[str]]:
+    """The variables a fetch list names: a display of names (``a.name`` counts as ``a``);
+    with ``lists`` (``_fetch_list_names`` of the run's scope) also a name bound to such a
+    display (``fetch_list=fetch_vars``) and ``[v.name for v in <such a name or display>]``."""
+    if lists and isinstance(node, ast.Name) and node.id in lists:
+        return list(lists[node.id])
+    if lists is not None and isinstance(node, ast.ListComp):
+        inner = _comprehended(node)
+        if inner is not None:
+            return _fetch_names(inner, lists)
+        return None
     if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
         return None
     out = []
@@ -968,3 +1029,85 @@ def _fetch_names(node) -> Optional[List[str]]:
             return None
         out.append(e.id)
     return out
+
+
+# id(scope) -> its fetch lists bound to a name (_fetch_list_names), for the module being
+# surveyed; set by _survey
+_FETCH_LISTS: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+
+
+def _comprehended(node):
+    """``[v.name for v in it]`` / ``[v for v in it]`` (one ``for``, no ``if``): ``it``."""
+    if not (isinstance(node, ast.ListComp) and len(node.generators) == 1):
+        return None
+    gen = node.generators[0]
+    if gen.ifs or getattr(gen, "is_async", 0) or not isinstance(gen.target, ast.Name):
+        return None
+    elt = node.elt
+    if isinstance(elt, ast.Attribute) and elt.attr == "name":
+        elt = elt.value
+    if not (isinstance(elt, ast.Name) and elt.id == gen.target.id):
+        return None
+    return gen.iter
+
+
+def _fetch_list_names(scope: "_Scope", scopes, parents) -> Dict[str, Tuple[str, ...]]:
+    """Names ``scope`` binds once to a display of variables (``fetch_vars = [loss, acc]``,
+    ``fetch_list = [loss.name, acc.name]``) that are only fetch lists: each use is
+    ``fetch_list=<it>`` or ``fetch_list=[v.name for v in <it>]`` in a ``.run(...)`` call,
+    or an argument of a call of a function defined in the module whose parameter for it
+    is used only as its runs' ``fetch_list`` (1.x's ``evaluate(exe, test_prog, loader,
+    fetch_list)``); no other function sees the name. Such a name is the fetch list it was
+    bound to (1.8 read the list when the program ran; nothing changes it in between)."""
+    out: Dict[str, Tuple[str, ...]] = {}
+    for name, stmt in scope.assigns.items():
+        if scope.stores.get(name) != [stmt.lineno] or name in scope.declared or \
+                any(_sees(s, scope, name) for s in scopes if s is not scope):
+            continue
+        names = _fetch_names(stmt.value)
+        if names is None or not all(_fetch_only_use(load, scope, scopes, parents)
+                                    for load in scope.loads.get(name, [])):
+            continue
+        out[name] = tuple(names)
+    return out
+
+
+def _fetch_only_use(load, scope, scopes, parents) -> bool:
+    """``load`` of a fetch list is a run's ``fetch_list`` (itself, or iterated by a
+    comprehension of its ``.name``s that is), or is passed to a helper that uses it only
+    as that."""
+    parent = parents.get(id(load))
+    if isinstance(parent, ast.comprehension) and parent.iter is load:
+        comp = parents.get(id(parent))
+        if _comprehended(comp) is not load:
+            return False
+        load, parent = comp, parents.get(id(comp))
+    if isinstance(parent, ast.keyword) and parent.arg == "fetch_list":
+        call = parents.get(id(parent))
+        return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+            call.func.attr == "run"
+    keyword = parent if isinstance(parent, ast.keyword) else None
+    call = parents.get(id(parent)) if keyword is not None else parent
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)) or load is call.func:
+        return False
+    if keyword is None and load not in call.args:
+        return False
+    owner, helper = _helper_def(call.func.id, scope, scopes)
+    if helper is None or helper.node.args.vararg or helper.node.args.kwarg:
+        return False
+    params = [a.arg for a in helper.node.args.posonlyargs + helper.node.args.args]
+    if keyword is not None:
+        param = keyword.arg
+    else:
+        index = call.args.index(load)
+        param = params[index] if index < len(params) else None
+    if param not in params or param in helper.stores or param in helper.declared:
+        return False
+    uses = helper.loads.get(param, [])
+    if any(s.parent is helper for s in scopes if param in s.loads):
+        return False
+    return bool(uses) and all(
+        isinstance(parents.get(id(u)), ast.keyword) and parents[id(u)].arg == "fetch_list" and
+        isinstance(parents.get(id(parents[id(u)])), ast.Call) and
+        isinstance(parents[id(parents[id(u)])].func, ast.Attribute) and
+        parents[id(parents[id(u)])].func.attr == "run" for u in uses)
