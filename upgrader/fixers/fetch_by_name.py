@@ -4,7 +4,9 @@ What it does
     In ``<executor>.run(...)`` calls of a static-graph program, ``fetch_list`` elements
     written ``<var>.name`` become ``<var>``. When one feed dict (a name) is given to the
     runs of different programs in the same function (or module level), those runs pass
-    ``feed=dict(<name>)``.
+    ``feed=dict(<name>)`` (a name a ``for`` loop of the function binds, which may be an
+    iterable DataLoader's batch, a list holding one feed dict:
+    ``feed=dict(data) if isinstance(data, dict) else [dict(d) for d in data]``).
 
 Why is this bad?
     Paddle 3 builds static graphs in PIR by default; a PIR value produced by an operator
@@ -104,7 +106,14 @@ def _copy_feed(up, original: cst.Call, args: list) -> bool:
     for i, a in enumerate(args):
         if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
             if isinstance(a.value, cst.Name) and not up.suppressed_node(original, CODE):
-                args[i] = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=a.value)]))
+                if up.pos(original)[0] in _loop_feeds(up):
+                    # an iterable DataLoader's batch is a list holding one feed dict
+                    # (dict() of it is {first key: second key}): copy either form
+                    n = a.value.value
+                    args[i] = a.with_changes(value=cst.parse_expression(
+                        f"dict({n}) if isinstance({n}, dict) else [dict(d) for d in {n}]"))
+                else:
+                    args[i] = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=a.value)]))
                 up.report(original, CODE, "feed=<dict> → feed=dict(<dict>): the runs of other "
                           "programs read this feed dict too, and 3.3.1's run removes the keys "
                           "its program does not read from the dict it is given (1.8 left it "
@@ -112,6 +121,20 @@ def _copy_feed(up, original: cst.Call, args: list) -> bool:
                           "safe", applied=True)
                 return True
     return False
+
+
+def _loop_feeds(up) -> Set[int]:
+    """Lines of runs whose feed is a name a ``for`` loop of their function binds (it may
+    be an iterable DataLoader's batch: ``for data in loader(): exe.run(prog, feed=data)``)."""
+    cached = getattr(up, "_loop_feed_lines", None)
+    if cached is None:
+        from upgrader.fixers.program_clone import _loop_feed_runs
+        try:
+            cached = _loop_feed_runs(untouched.parse(up.source))
+        except SyntaxError:
+            cached = set()
+        up._loop_feed_lines = cached
+    return cached
 
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
