@@ -105,6 +105,36 @@ def _specs(inputs):
     return [InputSpec(shape=list(x.shape), dtype=x.dtype) for x in inputs]
 
 
+_MAX_FED = 16
+
+
+class _FedInputs(paddle.nn.Layer):
+    """The traced layer with only the inputs at positions ``feed`` as parameters of its
+    forward (in that order); the other inputs are the traced values, held as buffers
+    that are not saved: paddle.jit.save prunes what the kept outputs do not read, as
+    1.8's save_inference_model(dirname, feed=[...]) did. Explicit parameters with
+    defaults: a forward(*xs) cannot be converted with an input_spec (3.3.1)."""
+
+    def __init__(self, layer, feed, inputs):
+        super(_FedInputs, self).__init__()
+        if len(feed) > _MAX_FED:
+            raise manual_error("paddle.fluid.dygraph.TracedLayer",
+                               "save_inference_model feeds at most %d inputs" % _MAX_FED)
+        self._inner = layer
+        self._feed = [int(i) for i in feed]
+        self._n_inputs = len(inputs)
+        for i, x in enumerate(inputs):
+            self.register_buffer("_traced_input_%d" % i, x, persistable=False)
+
+    def forward(self, x0=None, x1=None, x2=None, x3=None, x4=None, x5=None, x6=None, x7=None,
+                x8=None, x9=None, x10=None, x11=None, x12=None, x13=None, x14=None, x15=None):
+        fed = [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15]
+        args = [getattr(self, "_traced_input_%d" % i) for i in range(self._n_inputs)]
+        for k, i in enumerate(self._feed):
+            args[i] = fed[k]
+        return self._inner(*args)
+
+
 @legacy("paddle.fluid.dygraph.TracedLayer", "paddle.fluid.dygraph.jit.TracedLayer",
         replacement="paddle.jit.to_static + paddle.jit.save")
 class TracedLayer(object):
@@ -126,7 +156,9 @@ class TracedLayer(object):
         specs = _specs(inputs)
         static = paddle.jit.to_static(layer.forward, input_spec=specs, full_graph=True)
         n_out = len(outputs) if isinstance(outputs, (list, tuple)) else 1
-        return outputs, TracedLayer(layer, static, specs, n_out)
+        traced = TracedLayer(layer, static, specs, n_out)
+        traced._inputs = [x.detach() for x in inputs]
+        return outputs, traced
 
     def set_strategy(self, build_strategy=None, exec_strategy=None):
         pass
@@ -143,6 +175,10 @@ class TracedLayer(object):
         os.makedirs(dirname, exist_ok=True)
         specs = self._specs if feed is None else [self._specs[i] for i in feed]
         layer = self._layer
+        if feed is not None and list(feed) != list(range(len(self._specs))):
+            # 1.8 pruned the program to the fed inputs (forward(x, label) saved with
+            # feed=[0], fetch=[0]); paddle.jit.save needs every parameter of forward
+            layer = _FedInputs(layer, feed, self._inputs)
         configs = {}
         if fetch is not None and list(fetch) != list(range(self._n_out)):
             # the outputs to keep, by position (a wrapper layer with forward(*xs) cannot be
