@@ -113,6 +113,18 @@ def _is_block(up, node: cst.BaseExpression, legacy_only: bool = False) -> bool:
     return False
 
 
+def _untraced_block(up, node: cst.BaseExpression) -> bool:
+    """``<name>.global_block()`` (or ``block(0)``) of a name the module does not trace to a
+    program maker, or a name assigned from one (``blk = prog.global_block()``): in a
+    module that imports fluid, a program's global block all the same."""
+    from upgrader.fixers.save_load_dygraph import _assignments, _is_block_call
+    if isinstance(node, cst.Call):
+        return _is_block_call(node) and isinstance(node.func.value, cst.Name)  # type: ignore[union-attr]
+    if isinstance(node, cst.Name):
+        return (_assignments(up).get(node.value) or "").startswith("block:")
+    return False
+
+
 def _evaluation_block(up, original: cst.Call, f: cst.Attribute) -> bool:
     """``<param>.global_block()`` in a function that the program-clone rewrite hands the
     evaluation program through ``param`` (the book's ``train_test(program, reader)`` and its
@@ -185,6 +197,10 @@ def _block_var(up, original: cst.Call, updated: cst.Call, f: cst.Attribute):
     ``global_block().var(self._word_emb_name)``, the tied masked-LM output weight) becomes
     ``<program>.get_parameter_value_by_name(name)``."""
     if not _is_block(up, f.value) and not _evaluation_block(up, original, f):
+        if _untraced_block(up, f.value) and not up.suppressed_node(original, CODE):
+            # a block of a program the module gets from elsewhere (a builder's tuple
+            # `prog, startup, out = build(False)`): still a PIR block with no var(name)
+            up.report(original, CODE, VAR, "paddle.fluid.framework.Block.var", "", "manual")
         return updated
     if up.suppressed_node(original, CODE):
         return updated
