@@ -407,7 +407,12 @@ class Upgrader(FastTransformer):
         # statements the walks need not enter (untouched.py): `untouched` for the rewrite,
         # `quiet` (a subset, with its assignments) for the survey and the used-names walk
         self.quiet: Dict[int, List[Tuple[str, str]]] = {}
-        self.untouched = untouched_statements(module, source, {k: b.dotted for k, b in imports.bindings.items()},
+        legacy_names = {k: b.dotted for k, b in imports.bindings.items()}
+        # a name the module redefines after using its import: the statements naming it
+        # keep that import alive (names.py `_module_redefinitions`)
+        legacy_names.update((b.local, b.dotted) for b in imports.all_bindings
+                            if getattr(b, "redefined", None) is False and b.local not in legacy_names)
+        self.untouched = untouched_statements(module, source, legacy_names,
                                               _legacy_tops(rules), self.anchors, self.quiet,
                                               _plain_packages(imports))
         self.facts = fixers.static_mode.Facts()

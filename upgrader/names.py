@@ -250,6 +250,7 @@ def collect_imports(module: cst.Module) -> ImportMap:
                 _import_from(out, small, depth)
     if out.all_bindings:
         _module_aliases(out, module)
+        _module_redefinitions(out, module)
     return out
 
 
@@ -306,6 +307,71 @@ def _module_aliases(out: ImportMap, module: cst.Module) -> None:
         out.bindings[local] = b
         out.alias_values.add(id(assign.value))
         out.alias_values.add(id(assign.targets[0].target))  # the bound name is no use of it
+
+
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+
+    class V(FastVisitor):
+        def visit_Name(self, n):
+            found.add(ident(n.value))
+
+    node.visit(V())
+    return found
+
+
+def _module_redefinitions(out: ImportMap, module: cst.Module) -> None:
+    """A module-level ``def``/``class`` (or ``name = lambda ...`` / ``name = call(...)``)
+    after a legacy import of the same name binds the name to the module's own function,
+    class or object: ``from paddle.fluid.layers import fc`` + ``def fc(x, size): ...``
+    (``class Linear(fluid.dygraph.Layer)``) makes every later ``fc(...)`` (and each call
+    in a function, which runs after the module is loaded) the module's own, not the
+    legacy API. The name then resolves to nothing, and its import is marked ``redefined``
+    (imports.clean removes it) unless a module-level statement between the import and
+    the definition used it (``y = fc(x, 3)``, ``fc = partial(fc, act='relu')``, ``class
+    Linear(Linear)``): that use is left as written, with its legacy import, which the
+    upgraded module then still fails on, rather than every later call silently becoming
+    the modern API. A definition in an ``if``/``try``/``with`` block (a fallback that may
+    not run) changes nothing."""
+    pending: Dict[str, Binding] = {}  # imported names whose later uses are still legacy
+    used_before: Set[str] = set()  # ... that a module-level statement used meanwhile
+    top = {id(stmt) for stmt in module.body}  # not in an if/try/with: not a fallback
+    for stmt in _module_level(module.body):
+        if id(stmt) not in top:
+            defined: Optional[str] = None
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            defined = ident(stmt.name.value)
+        elif (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
+                and isinstance(stmt.body[0].targets[0].target, cst.Name)
+                and isinstance(stmt.body[0].value, (cst.Lambda, cst.Call))):
+            defined = ident(stmt.body[0].targets[0].target.value)
+        else:
+            defined = None
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            # a definition's body runs later; its decorators, bases and defaults now
+            used = set().union(*(_names_in(d) for d in stmt.decorators)) if stmt.decorators else set()
+            for part in (stmt.bases if isinstance(stmt, cst.ClassDef) else [stmt.params]):
+                used |= _names_in(part)
+        elif defined:
+            used = _names_in(stmt.body[0].value)  # type: ignore[union-attr]
+        else:
+            used = _names_in(stmt)
+        # a use of the legacy name before its redefinition (`y = fc(x, 3)`, `fc =
+        # partial(fc, ...)`, `class Linear(Linear)`) keeps the import
+        used_before |= used & set(pending)
+        b = pending.pop(defined, None) if defined else None
+        if b is not None and out.bindings.get(defined) is b:
+            del out.bindings[defined]
+            b.redefined = defined not in used_before  # type: ignore[attr-defined]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    for b2 in out.all_bindings:
+                        if b2.statement is small and b2.module_level and is_legacy(b2.dotted) \
+                                and out.bindings.get(b2.local) is b2:
+                            pending[b2.local] = b2
+                            used_before.discard(b2.local)
 
 
 def module_binding_counts(module: cst.Module) -> Dict[str, int]:

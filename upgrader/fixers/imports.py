@@ -10,7 +10,10 @@ What it does
     ``fc = fluid.layers.fc``), bound nowhere else in the module, resolves like an import:
     its uses are rewritten and the alias goes when nothing uses it any more. A legacy
     module used as a value otherwise (``register(fluid.layers)``, an alias bound twice)
-    is reported for a manual rewrite.
+    is reported for a manual rewrite. A top-level ``def``/``class`` (or ``name =
+    lambda``/``name = call(...)``) after a legacy import of the same name is the module's
+    own: the calls below it and in functions are left alone and the import goes (it stays,
+    reported for a manual rewrite, when a top-level statement used it before).
 
 Why is this bad?
     ``import paddle.fluid`` fails on Paddle 2.6+: a leftover legacy import alone kills
@@ -289,7 +292,8 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
         if legacy_module is not None:  # `import paddle.fluid` binds `paddle`
             if is_legacy(legacy_module) and "paddle.fluid" not in used:
                 remove.add(id(b.node))
-        elif (is_legacy(b.dotted) or _is_dataset_module(b.dotted)) and b.local not in used:
+        elif (is_legacy(b.dotted) or _is_dataset_module(b.dotted)) and (
+                b.local not in used or getattr(b, "redefined", False)):
             remove.add(id(b.node))
     def key(b):
         return (b.local, b.dotted, getattr(b, "imports_module", None))
@@ -297,6 +301,14 @@ def clean(up, module: cst.Module, force_paddle: bool = False) -> cst.Module:
     for b in up.imports.all_bindings:
         originals.setdefault(key(b), b)
     for b in imap.all_bindings:
+        if getattr(b, "redefined", None) is False and id(b.node) not in remove:
+            where = originals.get(key(b), b)
+            up.report_at(up.import_pos.get(id(where.statement), (0, 0, 0, 0)), CODE,
+                         f"`{b.local}` ({b.dotted}) is used at the top level before the module "
+                         f"defines its own `{b.local}`: those uses stay the legacy API (rewrite "
+                         "them by hand), the later ones are the module's own",
+                         b.dotted, "", "manual")
+            continue
         if id(b.node) in remove:
             where = originals.get(key(b), b)
             if getattr(b, "alias_assignment", False):
