@@ -1,4 +1,4 @@
-"""PU103 unique-name-guard: ``unique_name.guard()`` no longer makes ``fc`` names repeat.
+"""PU103 unique-name-guard: ``unique_name.guard()`` keeps restarting ``fc`` names.
 
 What it does
     Rewrites ``fluid.unique_name.guard()`` to ``paddle.utils.unique_name.guard()`` as its
@@ -7,10 +7,13 @@ What it does
     ``build_program(is_train, ...)`` called for the training and the evaluation program)
     and builds ``fluid.layers.fc`` layers, or opens it once and builds ``fc`` layers outside it
     too (a program built before the guard whose weights the guarded one shared by name):
-    there the rewrite is unsafe (``--unsafe-fixes``). It stays safe when every ``fc`` of
-    the module names its weight and its bias (a string expression such as ``name + 'w'``,
-    ``ParamAttr(name=...)``, or ``bias_attr=False``): no name then comes from the counter
-    (the models' GAN helpers ``def fc(x, size, name): return fluid.layers.fc(...,
+    there the guard becomes ``_fluid_unique_name_guard(...)`` (same argument), a function
+    fix adds to the module: today's guard, and while it is open the default program's own
+    name counter, from which ``paddle.static.nn.fc`` names its parameters, is the guard's
+    generator, as 1.8's fc took its names from the guard. Such a module keeps the plain
+    rewrite when every ``fc`` names its weight and its bias (a string expression such as
+    ``name + 'w'``, ``ParamAttr(name=...)``, or ``bias_attr=False``): no name then comes from
+    a counter (the models' GAN helpers ``def fc(x, size, name): return fluid.layers.fc(...,
     param_attr=name + 'w', bias_attr=name + 'b')``).
 
 Why is this bad?
@@ -18,19 +21,25 @@ Why is this bad?
     own ``unique_name.guard()``, so that both get the same automatic parameter names
     (``fc_0.w_0``) and the evaluation program reads the trained weights. On Paddle 3's
     default (PIR) programs ``paddle.static.nn.fc`` (what ``layers.fc`` becomes) numbers
-    its layers with a counter the guard does not reset: the second program's parameters
-    are ``fc_1.w_0`` and running it fails with "Cannot find fc_1.b_0 in scope" (checked
-    on 3.3.1). Layer classes (``paddle.nn.Conv2D``, ``paddle.nn.BatchNorm``, what the
-    other layer functions become) are still named from the guard's counter.
+    its layers with the default program's own counter (``LayerHelper``), which today's
+    guard does not reset: the second program's parameters are ``fc_1.w_0`` and running it
+    fails with "Cannot find fc_1.b_0 in scope" (checked on 3.3.1). Layer classes
+    (``paddle.nn.Conv2D``, ``paddle.nn.BatchNorm``, what the other layer functions become)
+    are still named from the guard's generator.
 
 Example
-    Two ``with fluid.unique_name.guard():`` blocks, each building ``fluid.layers.fc``
-    into its own program, are reported; give the fc layers explicit parameter names
-    (``weight_attr=paddle.ParamAttr(name='fc_0.w_0')``, ``bias_attr=...``) so both
-    programs share them.
+    ``def build(is_train): with fluid.unique_name.guard(): ... fluid.layers.fc(x, 10)``
+    called for two programs → ``with _fluid_unique_name_guard(): ...
+    paddle.static.nn.fc(x, 10)``: both programs name the layer ``fc_0``.
 
 Fix safety
-    Unsafe in such modules (the names and what is shared change), safe elsewhere.
+    Safe: the rule's example (a training and an evaluation program built in their own
+    guards, the evaluation program run on the training program's startup) and programs
+    static_nlp_transformer and static_resume_training agree with 1.8.5. The function sets
+    ``_name_generator`` of ``paddle.base.framework.default_main_program()``, the program
+    object today's ``LayerHelper`` reads (under PIR it is not the program being built, and
+    ``program_guard`` does not switch it), and restores it when the guard closes. Manual
+    when the module already uses the function's name.
 """
 from __future__ import annotations
 
@@ -46,19 +55,48 @@ CODE = "PU103"
 STRUCTURAL = ("unique-name-guard",)
 
 
+NAME = "_fluid_unique_name_guard"
+WHAT = ("a function fix adds to the module: today's guard, which also restarts the fc "
+        "names of the default program's own counter as 1.8's guard did")
+HELPERS = {"unique-name-guard": f"paddle.utils.unique_name.guard; where programs built in "
+                                f"separate guards share fc names, {NAME} ({WHAT})"}
+SOURCE = f'''def {NAME}(new_generator=None):
+    """Paddle 1.8's fluid.unique_name.guard: paddle.utils.unique_name.guard(new_generator),
+    and while it is open the default program's own name counter, from which
+    paddle.static.nn.fc names its parameters (fc_<n>.w_0), is the guard's generator, as
+    1.8's fc took its names from the guard: programs built in separate guards get the
+    same fc names and share those parameters."""
+    import contextlib
+    import paddle
+    from paddle.base import framework
+
+    @contextlib.contextmanager
+    def guard():
+        with paddle.utils.unique_name.guard(new_generator):
+            program = framework.default_main_program()
+            saved = program._name_generator
+            program._name_generator = paddle.base.unique_name.generator
+            try:
+                yield
+            finally:
+                program._name_generator = saved
+    return guard()
+'''
+
+
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
     if _shares_fc_names(up):
+        from upgrader.fixers import call_added_function
         use = copy.copy(entry)
-        use.safety = "unsafe"
-        use.code = CODE
-        use.note = ("this module opens unique_name.guard() more than once (or in a function "
-                    "called more than once, or in a loop; or builds layers.fc outside it) and builds "
-                    "layers.fc: on Paddle 3 (PIR) paddle.static.nn.fc numbers its parameters "
-                    "with a counter the guard does not reset, so programs built in separate "
-                    "guards no longer share fc weights by name (the second gets fc_1.w_0): "
-                    "name the fc parameters explicitly with ParamAttr(name=...)")
-        return up.apply_entry(original, updated, use)
+        use.code = CODE  # the guard's meaning for fc names changed: reported as such
+        return call_added_function(up, original, updated, use, NAME, SOURCE, WHAT)
     return up.apply_entry(original, updated, entry)
+
+
+def finish_module(up, module: cst.Module) -> cst.Module:
+    """Add the function the rewritten guards call after the module's docstring and imports."""
+    from upgrader.fixers import add_used_helpers
+    return add_used_helpers(up, module, {NAME: SOURCE})
 
 
 def _shares_fc_names(up) -> bool:
