@@ -74,6 +74,7 @@ def test_the_wrapper_in_dynamic_mode_clips_with_the_own_clip_or_not_at_all():
     import paddle
     from compat._added import added
     marks = added("set_gradient_clip", "_FluidGradientClipMarks")
+    was_static = not paddle.in_dynamic_mode()
     paddle.disable_static()
     try:
         def step(clip):
@@ -89,22 +90,28 @@ def test_the_wrapper_in_dynamic_mode_clips_with_the_own_clip_or_not_at_all():
         np.testing.assert_array_equal(step(marks(own)), step(paddle.nn.ClipGradByValue(0.01)))
         assert not np.array_equal(step(marks(own)), step(None))
     finally:
-        paddle.enable_static()
+        if was_static:  # leave the process in the mode it was in
+            paddle.enable_static()
 
 
 def test_mark_checks_its_arguments_as_1_8_5_did():
     import paddle
     from compat._added import added
     marks = added("set_gradient_clip", "_FluidGradientClipMarks")
-    main, startup = paddle.static.Program(), paddle.static.Program()
+    was_dynamic = paddle.in_dynamic_mode()
     paddle.enable_static()
-    with paddle.static.program_guard(main, startup):
-        w = paddle.create_parameter([2], "float32", name="mark_w")
-        with pytest.raises(TypeError):
-            marks.mark(object())
-        with pytest.raises(ValueError, match="mark_v"):
-            marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=["mark_v"])
-        with pytest.raises(TypeError):
-            marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=["mark_w", w])
-        marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=[w])
-    assert list(main._fluid_gradient_clip_marks) == ["mark_w"]
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            w = paddle.create_parameter([2], "float32", name="mark_w")
+            with pytest.raises(TypeError):
+                marks.mark(object())
+            with pytest.raises(ValueError, match="mark_v"):
+                marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=["mark_v"])
+            with pytest.raises(TypeError):
+                marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=["mark_w", w])
+            marks.mark(paddle.nn.ClipGradByNorm(1.0), param_list=[w])
+        assert list(main._fluid_gradient_clip_marks) == ["mark_w"]
+    finally:
+        if was_dynamic:  # leave the process in the mode it was in
+            paddle.disable_static()
