@@ -127,13 +127,6 @@ SOURCE = '''class _FluidGradientClipMarks(paddle.nn.clip.ClipGradBase):
 SOURCES = {NAME: SOURCE}
 
 
-#: the optimizer rules whose calls take the wrapper (their 1.8 signature has grad_clip)
-def _optimizer_names(up):
-    return {e.name for e in up.rules if e.name.startswith("paddle.fluid.optimizer.")
-            and e.kind == "class" and e.params is not None
-            and any(p.name == "grad_clip" for p in e.params)}
-
-
 def _plan(up):
     """(reason the module's set_gradient_clip calls stay manual or None, ids of the
     optimizer calls that take the wrapper), decided once per module."""
@@ -141,28 +134,24 @@ def _plan(up):
     if cached is not None:
         return cached
     from upgrader.args import Manual, bind, map_call
-    from upgrader.fixers import static_dropout
-    from upgrader.names import FastVisitor, dotted_of
-    names = _optimizer_names(up)
+    from upgrader.fixers import imported_entry, static_dropout
+    from upgrader.names import FastVisitor
+    names = set(AFTER_APPLY_WHEN)
     calls, other = [], []
 
     class Uses(FastVisitor):
         def visit_Call(self, node: cst.Call):
-            d = dotted_of(node.func)
-            if d is None:
-                return
-            entry = _entry(up, d)
+            entry = imported_entry(up, node.func)
             if entry is not None and entry.name.startswith("paddle.fluid.optimizer."):
                 (calls if entry.name in names else other).append((node, entry))
 
         def visit_Attribute(self, node: cst.Attribute):
-            d = dotted_of(node)
-            entry = _entry(up, d) if d is not None else None
+            entry = imported_entry(up, node)
             if entry is not None and entry.name in names:
                 refs.append(node)
 
         def visit_Name(self, node: cst.Name):
-            entry = _entry(up, node.value)
+            entry = imported_entry(up, node)
             if entry is not None and entry.name in names:
                 refs.append(node)
 
@@ -226,14 +215,6 @@ def _plain_rewrite(up, call: cst.Call, entry) -> bool:
     if entry.name in fixers.UNSAFE_CHECKS and fixers.UNSAFE_CHECKS[entry.name](up, call, entry):
         return False
     return True
-
-
-def _entry(up, dotted: str):
-    head, _, rest = dotted.partition(".")
-    base = up.imports.resolve_name(head)
-    if base is None:
-        return None
-    return up.entry_for(f"{base}.{rest}" if rest else base)
 
 
 def rewrite_call(up, original: cst.Call, updated: cst.Call, entry):
