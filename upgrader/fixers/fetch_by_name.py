@@ -106,14 +106,8 @@ def _copy_feed(up, original: cst.Call, args: list) -> bool:
     for i, a in enumerate(args):
         if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
             if isinstance(a.value, cst.Name) and not up.suppressed_node(original, CODE):
-                if up.pos(original)[0] in _loop_feeds(up):
-                    # an iterable DataLoader's batch is a list holding one feed dict
-                    # (dict() of it is {first key: second key}): copy either form
-                    n = a.value.value
-                    args[i] = a.with_changes(value=cst.parse_expression(
-                        f"dict({n}) if isinstance({n}, dict) else [dict(d) for d in {n}]"))
-                else:
-                    args[i] = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=a.value)]))
+                from upgrader.fixers.program_clone import feed_copy
+                args[i] = a.with_changes(value=feed_copy(a.value, up.pos(original)[0] in _loop_feeds(up)))
                 up.report(original, CODE, "feed=<dict> → feed=dict(<dict>): the runs of other "
                           "programs read this feed dict too, and 3.3.1's run removes the keys "
                           "its program does not read from the dict it is given (1.8 left it "

@@ -267,6 +267,17 @@ def _line(up, node) -> int:
     return up.pos(node)[0]
 
 
+def feed_copy(value: cst.BaseExpression, loop_feed: bool) -> cst.BaseExpression:
+    """A copy of a run's feed: ``dict(<feed>)``, or, for a name a ``for`` loop binds (an
+    iterable DataLoader's batch may be a list holding one feed dict, which ``dict()``
+    turns into ``{first key: second key}``), ``dict(n) if isinstance(n, dict) else
+    [dict(d) for d in n]``. Shared with PU211 (fetch_by_name.py)."""
+    if loop_feed and isinstance(value, cst.Name):
+        n = value.value
+        return cst.parse_expression(f"dict({n}) if isinstance({n}, dict) else [dict(d) for d in {n}]")
+    return cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=value)])
+
+
 def _copied_feed(args, loop_feed: bool = False):
     """``feed=dict(<feed>)``: the PIR executor removes from the dict it is given every key
     the program does not read (3.3.1 ``Executor._pir_feed_data``), and the evaluation
@@ -282,11 +293,10 @@ def _copied_feed(args, loop_feed: bool = False):
         if (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "feed"):
             v = a.value
             if isinstance(v, cst.Name) and loop_feed:
-                a = a.with_changes(value=cst.parse_expression(
-                    f"dict({v.value}) if isinstance({v.value}, dict) else [dict(d) for d in {v.value}]"))
+                a = a.with_changes(value=feed_copy(v, loop_feed))
             elif not isinstance(v, (cst.Dict, cst.DictComp)) and not (
                     isinstance(v, cst.Name) and v.value == "None"):
-                a = a.with_changes(value=cst.Call(func=cst.Name("dict"), args=[cst.Arg(value=v)]))
+                a = a.with_changes(value=feed_copy(v, False))
         out.append(a)
     return out
 
